@@ -1,0 +1,8 @@
+module github.com/aguistate/aguistate
+
+go 1.26
+
+require (
+	github.com/evanphx/json-patch/v5 v5.9.11 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
+)
