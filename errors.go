@@ -1,0 +1,99 @@
+package aguistate
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors. Match them with [errors.Is]; the typed errors below wrap
+// them and carry the position. Do not depend on the text of error messages.
+var (
+	// ErrMalformedEvent reports an event that is not a JSON object with a
+	// string "type", that holds invalid JSON or an object with a duplicate
+	// member name, or whose fields do not have the types the AG-UI event
+	// schema gives them. It is fatal: processing stops.
+	ErrMalformedEvent = errors.New("aguistate: malformed event")
+
+	// ErrMalformedPatch reports a STATE_DELTA (or ACTIVITY_DELTA) whose patch
+	// is not a structurally valid RFC 6902 document (RFC 6902 sections 3 and
+	// 4). It is fatal, as the spec's Error Handling section says.
+	ErrMalformedPatch = errors.New("aguistate: malformed patch")
+
+	// ErrPatchFailed reports a well-formed patch that could not be applied
+	// (RFC 6902 section 5). It is a warning: the event is skipped, nothing
+	// changes, and the state is marked as diverged until the next
+	// STATE_SNAPSHOT.
+	ErrPatchFailed = errors.New("aguistate: patch failed to apply")
+
+	// ErrMalformedMessages reports a MESSAGES_SNAPSHOT (or run input) whose
+	// messages cannot be reconciled: not an array, a message that is not an
+	// object, an id that is missing or not a non-empty string, a role that is
+	// missing or not a string, or two messages with one id. It is fatal.
+	ErrMalformedMessages = errors.New("aguistate: malformed messages")
+
+	// ErrTooLarge reports an event larger than [Options.MaxEventSize]. It is
+	// fatal.
+	ErrTooLarge = errors.New("aguistate: event too large")
+)
+
+// EventError reports a failure in one event of a stream. It wraps a
+// [*PatchError] or one of the sentinel errors; use [errors.As] to get it and
+// [errors.Is] to classify it.
+type EventError struct {
+	// Index is the event's position among the events given to the Consumer,
+	// counted from 1.
+	Index int
+	// Type is the event's "type" field, or "" when the event has none.
+	Type string
+	// Err is the cause.
+	Err error
+}
+
+func (e *EventError) Error() string {
+	typ := e.Type
+	if typ == "" {
+		typ = "unknown type"
+	}
+	return fmt.Sprintf("aguistate: event %d (%s): %s", e.Index, typ, trim(e.Err))
+}
+
+// Unwrap returns the cause.
+func (e *EventError) Unwrap() error { return e.Err }
+
+// PatchError reports the operation of an RFC 6902 patch that is malformed
+// or fails to apply. It wraps [ErrMalformedPatch] or [ErrPatchFailed]; use
+// [errors.As] to get it.
+type PatchError struct {
+	// Index is the operation's position in the patch, counted from 0.
+	Index int
+	// Op is the operation's "op" member ("add", "remove", "replace", "move",
+	// "copy" or "test"), or "" when it has none.
+	Op string
+	// Path and From are the operation's JSON Pointers as sent ("" when absent).
+	Path, From string
+	// Err is the cause, wrapping ErrMalformedPatch or ErrPatchFailed.
+	Err error
+}
+
+func (e *PatchError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "aguistate: operation %d", e.Index)
+	if e.Op != "" {
+		fmt.Fprintf(&b, " (%s", e.Op)
+		if e.From != "" || e.Op == "move" || e.Op == "copy" {
+			fmt.Fprintf(&b, " from %q to", e.From)
+		}
+		fmt.Fprintf(&b, " %q)", e.Path)
+	}
+	return b.String() + ": " + trim(e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *PatchError) Unwrap() error { return e.Err }
+
+// trim drops the package prefix from a wrapped error's text so that it
+// appears once, at the front.
+func trim(err error) string {
+	return strings.TrimPrefix(err.Error(), "aguistate: ")
+}

@@ -1,0 +1,85 @@
+package jsonv
+
+const hexDigits = "0123456789abcdef"
+
+// Append appends the compact JSON text of n to dst: numbers as their literal
+// text, members in order, strings with only the escapes RFC 8259 requires
+// (quotation mark, reverse solidus, control characters) plus \u escapes for
+// lone surrogates.
+func Append(dst []byte, n *Node) []byte {
+	switch n.kind {
+	case Null:
+		return append(dst, "null"...)
+	case False:
+		return append(dst, "false"...)
+	case True:
+		return append(dst, "true"...)
+	case Number:
+		return append(dst, n.str...)
+	case String:
+		return AppendString(dst, n.str)
+	case Array:
+		dst = append(dst, '[')
+		for i, e := range n.elems {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = Append(dst, e)
+		}
+		return append(dst, ']')
+	default:
+		dst = append(dst, '{')
+		for i, name := range n.obj.names {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendString(dst, name)
+			dst = append(dst, ':')
+			dst = Append(dst, n.obj.vals[i])
+		}
+		return append(dst, '}')
+	}
+}
+
+// Marshal returns the compact JSON text of n.
+func Marshal(n *Node) []byte { return Append(nil, n) }
+
+// AppendString appends s as a JSON string literal.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			dst = append(append(dst, s[start:i]...), '\\', c)
+			start = i + 1
+		case c < 0x20:
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			start = i + 1
+		case c == 0xED && i+2 < len(s) && s[i+1] >= 0xA0:
+			// A WTF-8 surrogate, which only a \u escape can have made.
+			r := rune(c&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F)
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', hexDigits[r>>12], hexDigits[r>>8&0xF], hexDigits[r>>4&0xF], hexDigits[r&0xF])
+			i += 2
+			start = i + 1
+		}
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

@@ -1,0 +1,378 @@
+package jsonv
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// ErrSyntax, ErrDuplicateName and ErrTooDeep classify a [SyntaxError].
+var (
+	ErrSyntax        = errors.New("invalid JSON")
+	ErrDuplicateName = errors.New("duplicate member name")
+	ErrTooDeep       = errors.New("nesting too deep")
+)
+
+// SyntaxError reports where and why a text is not acceptable JSON.
+type SyntaxError struct {
+	Offset int    // byte offset in the input where the problem was found
+	Msg    string // what was wrong
+	Err    error  // ErrSyntax, ErrDuplicateName or ErrTooDeep
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%s at offset %d: %s", e.Err, e.Offset, e.Msg)
+}
+
+func (e *SyntaxError) Unwrap() error { return e.Err }
+
+// DefaultMaxDepth is the nesting depth Parse allows when given 0.
+const DefaultMaxDepth = 1000
+
+// Parse reads exactly one JSON value from data, strictly as RFC 8259 says:
+// UTF-8 only, no duplicate member names in any object, nothing but white
+// space after the value, and containers nested at most maxDepth deep
+// (0 means [DefaultMaxDepth]). It returns a *SyntaxError on failure.
+func Parse(data []byte, maxDepth int) (*Node, error) {
+	if maxDepth <= 0 {
+		maxDepth = DefaultMaxDepth
+	}
+	p := parser{data: data, maxDepth: maxDepth}
+	p.skipSpace()
+	n, err := p.value(0)
+	if err != nil {
+		return nil, err
+	}
+	p.skipSpace()
+	if p.pos < len(p.data) {
+		return nil, p.fail(ErrSyntax, "data after the value")
+	}
+	return n, nil
+}
+
+type parser struct {
+	data     []byte
+	pos      int
+	maxDepth int
+}
+
+func (p *parser) fail(kind error, format string, args ...any) error {
+	return &SyntaxError{Offset: p.pos, Msg: fmt.Sprintf(format, args...), Err: kind}
+}
+
+func (p *parser) skipSpace() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) value(depth int) (*Node, error) {
+	if p.pos >= len(p.data) {
+		return nil, p.fail(ErrSyntax, "unexpected end of input")
+	}
+	switch c := p.data[p.pos]; {
+	case c == '{':
+		return p.object(depth + 1)
+	case c == '[':
+		return p.array(depth + 1)
+	case c == '"':
+		s, err := p.string()
+		if err != nil {
+			return nil, err
+		}
+		return NewString(s), nil
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	case c == 't':
+		return trueNode, p.literal("true")
+	case c == 'f':
+		return falseNode, p.literal("false")
+	case c == 'n':
+		return nullNode, p.literal("null")
+	default:
+		return nil, p.fail(ErrSyntax, "unexpected character %q", c)
+	}
+}
+
+func (p *parser) literal(word string) error {
+	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
+		return p.fail(ErrSyntax, "invalid literal, want %s", word)
+	}
+	p.pos += len(word)
+	return nil
+}
+
+func (p *parser) object(depth int) (*Node, error) {
+	if depth > p.maxDepth {
+		return nil, p.fail(ErrTooDeep, "more than %d nested containers", p.maxDepth)
+	}
+	p.pos++ // {
+	var names []string
+	var vals []*Node
+	var seen map[string]struct{}
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		return NewObject(nil, nil), nil
+	}
+	for {
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return nil, p.fail(ErrSyntax, "want a member name")
+		}
+		at := p.pos
+		name, err := p.string()
+		if err != nil {
+			return nil, err
+		}
+		if dup := isDuplicate(name, names, &seen); dup {
+			p.pos = at
+			return nil, p.fail(ErrDuplicateName, "member %q appears twice", name)
+		}
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return nil, p.fail(ErrSyntax, "want ':' after member name")
+		}
+		p.pos++
+		p.skipSpace()
+		v, err := p.value(depth)
+		if err != nil {
+			return nil, err
+		}
+		names, vals = append(names, name), append(vals, v)
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, p.fail(ErrSyntax, "unexpected end of input in object")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return NewObject(names, vals), nil
+		default:
+			return nil, p.fail(ErrSyntax, "want ',' or '}' in object")
+		}
+	}
+}
+
+// isDuplicate reports whether name is among names, switching to a set once
+// the object grows past indexMin members.
+func isDuplicate(name string, names []string, seen *map[string]struct{}) bool {
+	if *seen == nil {
+		for _, s := range names {
+			if s == name {
+				return true
+			}
+		}
+		if len(names) < indexMin {
+			return false
+		}
+		*seen = make(map[string]struct{}, 2*len(names))
+		for _, s := range names {
+			(*seen)[s] = struct{}{}
+		}
+	} else if _, ok := (*seen)[name]; ok {
+		return true
+	}
+	(*seen)[name] = struct{}{}
+	return false
+}
+
+func (p *parser) array(depth int) (*Node, error) {
+	if depth > p.maxDepth {
+		return nil, p.fail(ErrTooDeep, "more than %d nested containers", p.maxDepth)
+	}
+	p.pos++ // [
+	var elems []*Node
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return NewArray(nil), nil
+	}
+	for {
+		p.skipSpace()
+		v, err := p.value(depth)
+		if err != nil {
+			return nil, err
+		}
+		elems = append(elems, v)
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, p.fail(ErrSyntax, "unexpected end of input in array")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			return NewArray(elems), nil
+		default:
+			return nil, p.fail(ErrSyntax, "want ',' or ']' in array")
+		}
+	}
+}
+
+// number scans the RFC 8259 section 6 grammar and keeps the literal text.
+func (p *parser) number() (*Node, error) {
+	start := p.pos
+	d := p.data
+	if d[p.pos] == '-' {
+		p.pos++
+	}
+	switch {
+	case p.pos < len(d) && d[p.pos] == '0':
+		p.pos++
+	case p.pos < len(d) && d[p.pos] >= '1' && d[p.pos] <= '9':
+		p.digits()
+	default:
+		return nil, p.fail(ErrSyntax, "invalid number")
+	}
+	if p.pos < len(d) && d[p.pos] == '.' {
+		p.pos++
+		if p.digits() == 0 {
+			return nil, p.fail(ErrSyntax, "invalid number: no digits after '.'")
+		}
+	}
+	if p.pos < len(d) && (d[p.pos] == 'e' || d[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(d) && (d[p.pos] == '+' || d[p.pos] == '-') {
+			p.pos++
+		}
+		if p.digits() == 0 {
+			return nil, p.fail(ErrSyntax, "invalid number: no digits in exponent")
+		}
+	}
+	return NewNumber(string(d[start:p.pos])), nil
+}
+
+func (p *parser) digits() int {
+	start := p.pos
+	for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
+		p.pos++
+	}
+	return p.pos - start
+}
+
+// string reads a string literal. Escaped lone surrogates are kept as their
+// WTF-8 bytes so that they encode back to the same escape.
+func (p *parser) string() (string, error) {
+	p.pos++ // opening quote
+	start := p.pos
+	d := p.data
+	// Fast path: no escapes, all ASCII or valid UTF-8.
+	for p.pos < len(d) {
+		c := d[p.pos]
+		if c == '"' {
+			s := d[start:p.pos]
+			if !utf8.Valid(s) {
+				return "", p.fail(ErrSyntax, "invalid UTF-8 in string")
+			}
+			p.pos++
+			return string(s), nil
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			return "", p.fail(ErrSyntax, "control character in string")
+		}
+		p.pos++
+	}
+	if !utf8.Valid(d[start:p.pos]) {
+		return "", p.fail(ErrSyntax, "invalid UTF-8 in string")
+	}
+	buf := append([]byte(nil), d[start:p.pos]...)
+	for p.pos < len(d) {
+		c := d[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			return string(buf), nil
+		case c < 0x20:
+			return "", p.fail(ErrSyntax, "control character in string")
+		case c == '\\':
+			var err error
+			if buf, err = p.escape(buf); err != nil {
+				return "", err
+			}
+		case c < utf8.RuneSelf:
+			buf = append(buf, c)
+			p.pos++
+		default:
+			r, size := utf8.DecodeRune(d[p.pos:])
+			if r == utf8.RuneError && size <= 1 {
+				return "", p.fail(ErrSyntax, "invalid UTF-8 in string")
+			}
+			buf = append(buf, d[p.pos:p.pos+size]...)
+			p.pos += size
+		}
+	}
+	return "", p.fail(ErrSyntax, "unterminated string")
+}
+
+func (p *parser) escape(buf []byte) ([]byte, error) {
+	d := p.data
+	if p.pos+1 >= len(d) {
+		return nil, p.fail(ErrSyntax, "unterminated escape")
+	}
+	c := d[p.pos+1]
+	p.pos += 2
+	switch c {
+	case '"', '\\', '/':
+		return append(buf, c), nil
+	case 'b':
+		return append(buf, '\b'), nil
+	case 'f':
+		return append(buf, '\f'), nil
+	case 'n':
+		return append(buf, '\n'), nil
+	case 'r':
+		return append(buf, '\r'), nil
+	case 't':
+		return append(buf, '\t'), nil
+	case 'u':
+		r, ok := p.hex4()
+		if !ok {
+			return nil, p.fail(ErrSyntax, "invalid \\u escape")
+		}
+		if utf16.IsSurrogate(r) && r < 0xDC00 && p.pos+1 < len(d) && d[p.pos] == '\\' && d[p.pos+1] == 'u' {
+			save := p.pos
+			p.pos += 2
+			if r2, ok := p.hex4(); ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
+				return utf8.AppendRune(buf, utf16.DecodeRune(r, r2)), nil
+			}
+			p.pos = save
+		}
+		if utf16.IsSurrogate(r) {
+			return appendWTF8(buf, r), nil
+		}
+		return utf8.AppendRune(buf, r), nil
+	}
+	p.pos -= 2
+	return nil, p.fail(ErrSyntax, "invalid escape \\%c", c)
+}
+
+func (p *parser) hex4() (rune, bool) {
+	if p.pos+4 > len(p.data) {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(p.data[p.pos:p.pos+4]), 16, 32)
+	if err != nil {
+		return 0, false
+	}
+	p.pos += 4
+	return rune(v), true
+}
+
+// appendWTF8 appends the three-byte generalized UTF-8 form of a surrogate.
+func appendWTF8(buf []byte, r rune) []byte {
+	return append(buf, 0xE0|byte(r>>12), 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
+}

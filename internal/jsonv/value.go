@@ -1,0 +1,243 @@
+// Package jsonv holds JSON values exactly as they arrived: numbers keep their
+// literal text, object members keep their order, and strings keep every code
+// point, including lone surrogates from \u escapes (RFC 8259).
+//
+// A *Node is immutable once it has been published. Code that builds a new
+// value (the patch engine) may edit a node in place only while the node's
+// generation equals the generation it was given by [NewGen]; every node made by
+// [Parse] has generation 0 and is therefore frozen from the start.
+package jsonv
+
+import (
+	"sync/atomic"
+)
+
+// Kind is the type of a JSON value (RFC 8259 section 3).
+type Kind uint8
+
+// The JSON value kinds.
+const (
+	Null Kind = iota
+	False
+	True
+	Number
+	String
+	Array
+	Object
+)
+
+var kindNames = [...]string{"null", "false", "true", "number", "string", "array", "object"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "invalid"
+}
+
+// indexMin is the member count above which an object keeps a name index.
+const indexMin = 8
+
+// Node is one JSON value. The zero Node is not valid; use the constructors.
+type Node struct {
+	kind  Kind
+	gen   uint64  // generation allowed to edit in place; 0 means frozen
+	str   string  // Number: literal text; String: decoded text (WTF-8)
+	elems []*Node // Array elements
+	obj   *members
+}
+
+// members holds an object's members in arrival order.
+type members struct {
+	names []string
+	vals  []*Node
+	index map[string]int // nil while len(names) <= indexMin
+	// ownIndex reports that index belongs to this object alone and may be
+	// edited; a clone shares its source's index until it must change it.
+	ownIndex bool
+}
+
+var (
+	nullNode  = &Node{kind: Null}
+	falseNode = &Node{kind: False}
+	trueNode  = &Node{kind: True}
+	genSeq    atomic.Uint64
+)
+
+// NewGen returns a generation number that no node has yet.
+func NewGen() uint64 { return genSeq.Add(1) }
+
+// NewNull returns the JSON null value.
+func NewNull() *Node { return nullNode }
+
+// NewBool returns true or false.
+func NewBool(b bool) *Node {
+	if b {
+		return trueNode
+	}
+	return falseNode
+}
+
+// NewString returns a string value.
+func NewString(s string) *Node { return &Node{kind: String, str: s} }
+
+// NewNumber returns a number from its literal text, which the caller has
+// checked against the JSON number grammar.
+func NewNumber(lit string) *Node { return &Node{kind: Number, str: lit} }
+
+// NewArray returns an array holding elems (not copied).
+func NewArray(elems []*Node) *Node { return &Node{kind: Array, elems: elems} }
+
+// NewObject returns an object holding the members names[i]: vals[i] (not
+// copied). The names must be distinct.
+func NewObject(names []string, vals []*Node) *Node {
+	m := &members{names: names, vals: vals}
+	m.buildIndex()
+	return &Node{kind: Object, obj: m}
+}
+
+func (m *members) buildIndex() {
+	if len(m.names) <= indexMin {
+		m.index, m.ownIndex = nil, false
+		return
+	}
+	m.index = make(map[string]int, len(m.names))
+	for i, name := range m.names {
+		m.index[name] = i
+	}
+	m.ownIndex = true
+}
+
+// Kind returns the value's kind.
+func (n *Node) Kind() Kind { return n.kind }
+
+// Text returns a string's decoded text or a number's literal text.
+func (n *Node) Text() string { return n.str }
+
+// Len returns the number of elements of an array or members of an object,
+// and 0 for other kinds.
+func (n *Node) Len() int {
+	switch n.kind {
+	case Array:
+		return len(n.elems)
+	case Object:
+		return len(n.obj.names)
+	}
+	return 0
+}
+
+// Elem returns element i of an array; i must be in range.
+func (n *Node) Elem(i int) *Node { return n.elems[i] }
+
+// Elems returns an array's elements. The caller must not modify them.
+func (n *Node) Elems() []*Node { return n.elems }
+
+// Member returns member i of an object as its name and value.
+func (n *Node) Member(i int) (string, *Node) { return n.obj.names[i], n.obj.vals[i] }
+
+// Lookup returns the position of the member called name, or -1.
+func (n *Node) Lookup(name string) int {
+	m := n.obj
+	if m.index != nil {
+		if i, ok := m.index[name]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, s := range m.names {
+		if s == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Get returns the value of the member called name, or nil.
+func (n *Node) Get(name string) *Node {
+	if n.kind != Object {
+		return nil
+	}
+	if i := n.Lookup(name); i >= 0 {
+		return n.obj.vals[i]
+	}
+	return nil
+}
+
+// Owned returns n itself when generation gen may edit it in place, and
+// otherwise a shallow copy of n that gen owns. Scalars are returned as they
+// are: they are never edited.
+func (n *Node) Owned(gen uint64) *Node {
+	if n.gen == gen || (n.kind != Array && n.kind != Object) {
+		return n
+	}
+	c := &Node{kind: n.kind, gen: gen}
+	if n.kind == Array {
+		c.elems = append(make([]*Node, 0, len(n.elems)+1), n.elems...)
+		return c
+	}
+	m := n.obj
+	c.obj = &members{
+		names: m.names[:len(m.names):len(m.names)],
+		vals:  append(make([]*Node, 0, len(m.vals)+1), m.vals...),
+		index: m.index,
+	}
+	return c
+}
+
+// SetElem replaces element i of an owned array.
+func (n *Node) SetElem(i int, v *Node) { n.elems[i] = v }
+
+// InsertElem inserts v before element i (0 <= i <= Len) of an owned array.
+func (n *Node) InsertElem(i int, v *Node) {
+	n.elems = append(n.elems, nil)
+	copy(n.elems[i+1:], n.elems[i:])
+	n.elems[i] = v
+}
+
+// RemoveElem removes element i of an owned array.
+func (n *Node) RemoveElem(i int) {
+	copy(n.elems[i:], n.elems[i+1:])
+	n.elems[len(n.elems)-1] = nil
+	n.elems = n.elems[:len(n.elems)-1]
+}
+
+// SetMember replaces the value of member i of an owned object.
+func (n *Node) SetMember(i int, v *Node) { n.obj.vals[i] = v }
+
+// AddMember appends a member called name, which must not exist yet, to an
+// owned object.
+func (n *Node) AddMember(name string, v *Node) {
+	m := n.obj
+	m.names = append(m.names, name)
+	m.vals = append(m.vals, v)
+	switch {
+	case m.index == nil && len(m.names) > indexMin:
+		m.buildIndex()
+	case m.index != nil:
+		if !m.ownIndex {
+			m.index = cloneIndex(m.index, len(m.names))
+			m.ownIndex = true
+		}
+		m.index[name] = len(m.names) - 1
+	}
+}
+
+// RemoveMember removes member i of an owned object; the members after it keep
+// their order.
+func (n *Node) RemoveMember(i int) {
+	m := n.obj
+	names := make([]string, 0, len(m.names)-1)
+	names = append(append(names, m.names[:i]...), m.names[i+1:]...)
+	copy(m.vals[i:], m.vals[i+1:])
+	m.vals[len(m.vals)-1] = nil
+	m.names, m.vals = names, m.vals[:len(m.vals)-1]
+	m.buildIndex()
+}
+
+func cloneIndex(src map[string]int, size int) map[string]int {
+	dst := make(map[string]int, size)
+	for k, v := range src {
+		dst[k] = v
+	}
+	return dst
+}

@@ -1,0 +1,365 @@
+package aguistate
+
+import (
+	"fmt"
+
+	"github.com/aguistate/aguistate/internal/jsonv"
+)
+
+// opKind is an RFC 6902 operation's "op" (RFC 6902 section 4).
+type opKind uint8
+
+const (
+	opAdd opKind = iota
+	opRemove
+	opReplace
+	opMove
+	opCopy
+	opTest
+)
+
+var opKinds = map[string]opKind{
+	"add": opAdd, "remove": opRemove, "replace": opReplace,
+	"move": opMove, "copy": opCopy, "test": opTest,
+}
+
+// operation is one decoded, structurally valid patch operation.
+type operation struct {
+	kind     opKind
+	op       string   // "op" as sent
+	pathText string   // "path" as sent
+	fromText string   // "from" as sent, move and copy only
+	path     []string // reference tokens of path
+	from     []string // reference tokens of from
+	value    *jsonv.Node
+}
+
+// decodePatch checks a whole patch before anything is applied (RFC 6902
+// sections 3 and 4). Every failure wraps ErrMalformedPatch: the patch is not
+// an array, an operation is not an object, "op" is missing, not a string or
+// unknown, "path" (or "from" for move and copy) is missing, not a string or
+// not a JSON Pointer, or "value" is missing for add, replace or test. Other
+// members are ignored, as section 4 says.
+func decodePatch(patch *jsonv.Node) ([]operation, error) {
+	if patch == nil || patch.Kind() != jsonv.Array {
+		return nil, fmt.Errorf("%w: the patch is not an array", ErrMalformedPatch)
+	}
+	ops := make([]operation, patch.Len())
+	for i, n := range patch.Elems() {
+		if err := decodeOperation(n, &ops[i]); err != nil {
+			return nil, &PatchError{Index: i, Op: ops[i].op, Path: ops[i].pathText, From: ops[i].fromText, Err: err}
+		}
+	}
+	return ops, nil
+}
+
+func decodeOperation(n *jsonv.Node, o *operation) error {
+	if n.Kind() != jsonv.Object {
+		return fmt.Errorf("%w: the operation is a %s, not an object", ErrMalformedPatch, n.Kind())
+	}
+	op := n.Get("op")
+	if op == nil || op.Kind() != jsonv.String {
+		return fmt.Errorf("%w: \"op\" is missing or not a string", ErrMalformedPatch)
+	}
+	o.op = op.Text()
+	kind, ok := opKinds[o.op]
+	if !ok {
+		return fmt.Errorf("%w: unknown op %q", ErrMalformedPatch, o.op)
+	}
+	o.kind = kind
+	var err error
+	if o.pathText, o.path, err = pointerMember(n, "path"); err != nil {
+		return err
+	}
+	if kind == opMove || kind == opCopy {
+		if o.fromText, o.from, err = pointerMember(n, "from"); err != nil {
+			return err
+		}
+	}
+	if kind == opAdd || kind == opReplace || kind == opTest {
+		if o.value = n.Get("value"); o.value == nil {
+			return fmt.Errorf("%w: \"value\" is missing", ErrMalformedPatch)
+		}
+	}
+	return nil
+}
+
+func pointerMember(n *jsonv.Node, name string) (string, []string, error) {
+	v := n.Get(name)
+	if v == nil || v.Kind() != jsonv.String {
+		return "", nil, fmt.Errorf("%w: %q is missing or not a string", ErrMalformedPatch, name)
+	}
+	tokens, err := jsonv.ParsePointer(v.Text())
+	if err != nil {
+		return v.Text(), nil, fmt.Errorf("%w: %q: %w", ErrMalformedPatch, name, err)
+	}
+	return v.Text(), tokens, nil
+}
+
+// applyPatch applies decoded operations to doc in order, all or none (RFC
+// 6902 section 5). It never modifies doc: it returns a new document that
+// shares every container the patch does not touch, or doc itself and a
+// *PatchError wrapping ErrPatchFailed.
+func applyPatch(doc *jsonv.Node, ops []operation) (*jsonv.Node, error) {
+	p := patcher{gen: jsonv.NewGen(), root: doc}
+	for i := range ops {
+		if err := p.apply(&ops[i]); err != nil {
+			o := &ops[i]
+			return doc, &PatchError{Index: i, Op: o.op, Path: o.pathText, From: o.fromText,
+				Err: fmt.Errorf("%w: %s", ErrPatchFailed, err)}
+		}
+	}
+	return p.root, nil
+}
+
+// patcher builds the new document. Containers it has copied carry its
+// generation and are edited in place by later operations of the same patch,
+// so a long patch copies each container on its paths once, not once per
+// operation.
+type patcher struct {
+	gen  uint64
+	root *jsonv.Node
+}
+
+// failure is an RFC 6902 section 5 error condition; it reads as the end of
+// a sentence.
+type failure string
+
+func (f failure) Error() string { return string(f) }
+
+func failf(format string, args ...any) error { return failure(fmt.Sprintf(format, args...)) }
+
+func (p *patcher) apply(o *operation) error {
+	switch o.kind {
+	case opAdd:
+		return p.add(o.path, o.value)
+	case opRemove:
+		_, err := p.remove(o.path)
+		return err
+	case opReplace:
+		return p.replace(o.path, o.value)
+	case opTest:
+		v, err := get(p.root, o.path)
+		if err != nil {
+			return err
+		}
+		if !jsonv.Equal(v, o.value) {
+			return failf("test failed: the value at %q is not equal to \"value\"", o.pathText)
+		}
+		return nil
+	case opMove:
+		if isProperPrefix(o.from, o.path) {
+			return failf("\"from\" %q is a proper prefix of \"path\"", o.fromText)
+		}
+		if len(o.from) == len(o.path) && isProperPrefixOrEqual(o.from, o.path) {
+			_, err := get(p.root, o.from) // moving a value onto itself changes nothing
+			return err
+		}
+		v, err := p.remove(o.from)
+		if err != nil {
+			return err
+		}
+		return p.add(o.path, v)
+	default: // opCopy
+		v, err := get(p.root, o.from)
+		if err != nil {
+			return err
+		}
+		if err := p.add(o.path, v); err != nil {
+			return err
+		}
+		// v is now in two places: freeze everything this patch built so far,
+		// so that a later operation cannot change both through one edit.
+		p.gen = jsonv.NewGen()
+		return nil
+	}
+}
+
+// get returns the value at tokens, failing when it does not exist.
+func get(doc *jsonv.Node, tokens []string) (*jsonv.Node, error) {
+	cur := doc
+	for i, t := range tokens {
+		next, err := child(cur, t)
+		if err != nil {
+			return nil, fmt.Errorf("%w (at %q)", err, jsonv.FormatPointer(tokens[:i+1]))
+		}
+		cur = next
+	}
+	return cur, nil
+}
+
+// child returns the member or element of container c named by token t.
+func child(c *jsonv.Node, t string) (*jsonv.Node, error) {
+	switch c.Kind() {
+	case jsonv.Object:
+		if i := c.Lookup(t); i >= 0 {
+			_, v := c.Member(i)
+			return v, nil
+		}
+		return nil, failf("no member %q", t)
+	case jsonv.Array:
+		i, err := existingIndex(c, t)
+		if err != nil {
+			return nil, err
+		}
+		return c.Elem(i), nil
+	default:
+		return nil, failf("a %s has no member or element %q", c.Kind(), t)
+	}
+}
+
+// existingIndex reads t as the index of an existing element of array a.
+func existingIndex(a *jsonv.Node, t string) (int, error) {
+	if t == "-" {
+		return 0, failf("\"-\" names no existing element")
+	}
+	i, ok := jsonv.ArrayIndex(t, a.Len()-1)
+	if !ok {
+		return 0, badIndex(a, t)
+	}
+	return i, nil
+}
+
+func badIndex(a *jsonv.Node, t string) error {
+	if _, ok := jsonv.ArrayIndex(t, int(^uint(0)>>2)); ok {
+		return failf("index %s is out of range for an array of %d elements", t, a.Len())
+	}
+	return failf("%q is not an array index", t)
+}
+
+// parent makes every container from the root down to the parent of the
+// target of tokens owned by this patch, and returns that parent.
+func (p *patcher) parent(tokens []string) (*jsonv.Node, error) {
+	p.root = p.root.Owned(p.gen)
+	cur := p.root
+	for i, t := range tokens[:len(tokens)-1] {
+		next, err := child(cur, t)
+		if err != nil {
+			return nil, fmt.Errorf("%w (at %q)", err, jsonv.FormatPointer(tokens[:i+1]))
+		}
+		owned := next.Owned(p.gen)
+		if owned != next {
+			setChild(cur, t, owned)
+		}
+		cur = owned
+	}
+	if k := cur.Kind(); k != jsonv.Object && k != jsonv.Array {
+		return nil, failf("the parent %q is a %s, not a container", jsonv.FormatPointer(tokens[:len(tokens)-1]), k)
+	}
+	return cur, nil
+}
+
+// setChild replaces an existing member or element of an owned container.
+func setChild(c *jsonv.Node, t string, v *jsonv.Node) {
+	if c.Kind() == jsonv.Object {
+		c.SetMember(c.Lookup(t), v)
+		return
+	}
+	i, _ := jsonv.ArrayIndex(t, c.Len()-1)
+	c.SetElem(i, v)
+}
+
+// add implements RFC 6902 section 4.1.
+func (p *patcher) add(tokens []string, v *jsonv.Node) error {
+	if len(tokens) == 0 {
+		p.root = v
+		return nil
+	}
+	c, err := p.parent(tokens)
+	if err != nil {
+		return err
+	}
+	t := tokens[len(tokens)-1]
+	if c.Kind() == jsonv.Object {
+		if i := c.Lookup(t); i >= 0 {
+			c.SetMember(i, v)
+		} else {
+			c.AddMember(t, v)
+		}
+		return nil
+	}
+	if t == "-" {
+		c.InsertElem(c.Len(), v)
+		return nil
+	}
+	i, ok := jsonv.ArrayIndex(t, c.Len())
+	if !ok {
+		return badIndex(c, t)
+	}
+	c.InsertElem(i, v)
+	return nil
+}
+
+// remove implements RFC 6902 section 4.2 and returns the removed value.
+func (p *patcher) remove(tokens []string) (*jsonv.Node, error) {
+	if len(tokens) == 0 {
+		return nil, failf("the whole document cannot be removed")
+	}
+	c, err := p.parent(tokens)
+	if err != nil {
+		return nil, err
+	}
+	t := tokens[len(tokens)-1]
+	if c.Kind() == jsonv.Object {
+		i := c.Lookup(t)
+		if i < 0 {
+			return nil, failf("no member %q to remove", t)
+		}
+		_, v := c.Member(i)
+		c.RemoveMember(i)
+		return v, nil
+	}
+	i, err := existingIndex(c, t)
+	if err != nil {
+		return nil, err
+	}
+	v := c.Elem(i)
+	c.RemoveElem(i)
+	return v, nil
+}
+
+// replace implements RFC 6902 section 4.3: the target must exist, and an
+// object member keeps its position.
+func (p *patcher) replace(tokens []string, v *jsonv.Node) error {
+	if len(tokens) == 0 {
+		p.root = v
+		return nil
+	}
+	c, err := p.parent(tokens)
+	if err != nil {
+		return err
+	}
+	t := tokens[len(tokens)-1]
+	if c.Kind() == jsonv.Object {
+		i := c.Lookup(t)
+		if i < 0 {
+			return failf("no member %q to replace", t)
+		}
+		c.SetMember(i, v)
+		return nil
+	}
+	i, err := existingIndex(c, t)
+	if err != nil {
+		return err
+	}
+	c.SetElem(i, v)
+	return nil
+}
+
+// isProperPrefix reports whether a names a proper ancestor of b (RFC 6902
+// section 4.4: a location cannot be moved into one of its children).
+func isProperPrefix(a, b []string) bool {
+	return len(a) < len(b) && isProperPrefixOrEqual(a, b)
+}
+
+func isProperPrefixOrEqual(a, b []string) bool {
+	if len(a) > len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
