@@ -72,4 +72,3 @@ func TestVectors(t *testing.T) {
 		})
 	}
 }
-
