@@ -1,7 +1,6 @@
 package aguistate
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -19,13 +18,9 @@ const DefaultMaxEventSize = 16 << 20
 type Options struct {
 	// Logger, when not nil, receives one record at level Warn for every
 	// skipped event, with the attributes "event" (position, from 1), "type"
-	// and "err". Default: nil, no logging.
+	// and "err", and one at level Error for a subscriber that panicked.
+	// Default: nil, no logging.
 	Logger *slog.Logger
-
-	// OnWarning, when not nil, is called with an *EventError for every
-	// skipped event, after the Consumer has moved past it and before Apply
-	// returns. It must not call the Consumer's Apply or Run. Default: nil.
-	OnWarning func(err error)
 
 	// MaxEventSize is the largest event accepted, in bytes of JSON text.
 	// 0 means DefaultMaxEventSize; a larger event is a fatal error wrapping
@@ -48,16 +43,10 @@ type Options struct {
 type Consumer struct {
 	opts Options
 	cur  atomic.Pointer[view]
+	subs subscribers
 
 	mu     sync.Mutex // serialises writers
 	events int        // events given to Apply so far
-}
-
-// view is everything a reader can see, replaced whole after each event.
-type view struct {
-	state    *jsonv.Node
-	messages []Message
-	diverged bool
 }
 
 // New returns a Consumer whose state is the empty object {} (as the
@@ -86,85 +75,49 @@ func (c *Consumer) Messages() []Message {
 }
 
 // Diverged reports whether a STATE_DELTA has been skipped since the last
-// STATE_SNAPSHOT (or since New), so that the state is known to differ from
-// the producer's (spec, Error Handling).
+// STATE_SNAPSHOT or run input state (or since New), so that the state is
+// known to differ from the producer's (spec, Error Handling).
 func (c *Consumer) Diverged() bool { return c.cur.Load().diverged }
 
 // Apply applies one event, given as its JSON text in the AG-UI wire form.
 //
-// It returns nil when the event was applied, passed over (a type this
+// It returns nil when the event was applied, passed over (a type the
 // Consumer does not act on), or skipped as a warning: a well-formed patch
 // that fails to apply (ErrPatchFailed) leaves everything as it was, marks
-// the state diverged, and is reported through [Options.Logger] and
-// [Options.OnWarning].
+// the state diverged, and is reported to subscribers ([Change].Warning) and
+// to [Options.Logger].
 //
 // It returns an *EventError for a fatal error, wrapping ErrMalformedEvent,
 // ErrMalformedPatch (with a *PatchError), ErrMalformedMessages or
 // ErrTooLarge; the Consumer is then exactly as it was before the event.
 func (c *Consumer) Apply(event []byte) error {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.events++
-	index := c.events
+	ev := Event{Index: c.events}
+	if len(event) > c.opts.MaxEventSize {
+		return &EventError{Index: ev.Index, Err: fmt.Errorf("%w: %d bytes, more than the limit of %d",
+			ErrTooLarge, len(event), c.opts.MaxEventSize)}
+	}
+	var err error
+	if ev.v, ev.Type, err = parseEvent(event, c.opts.MaxDepth); err != nil {
+		return &EventError{Index: ev.Index, Err: err}
+	}
 	old := c.cur.Load()
-	next, typ, warn, err := c.step(old, event)
-	if err == nil {
-		c.cur.Store(next)
+	t := newTxn(old)
+	if err := t.dispatch(ev); err != nil {
+		return &EventError{Index: ev.Index, Type: ev.Type, Err: err}
 	}
-	c.mu.Unlock()
-	if err != nil {
-		return &EventError{Index: index, Type: typ, Err: err}
+	ch := Change{Event: ev, Added: t.added, Replaced: t.replaced, Removed: t.removed}
+	if t.warn != nil {
+		t.next.diverged = true
+		ch.Warning = &EventError{Index: ev.Index, Type: ev.Type, Err: t.warn}
 	}
-	if warn != nil {
-		c.warn(context.Background(), &EventError{Index: index, Type: typ, Err: warn})
-	}
+	ch.State = !jsonv.Equal(old.state, t.next.state)
+	ch.Diverged = t.next.diverged
+	c.cur.Store(&t.next)
+	c.notify(ch)
 	return nil
-}
-
-func (c *Consumer) warn(ctx context.Context, err *EventError) {
-	if c.opts.Logger != nil {
-		c.opts.Logger.LogAttrs(ctx, slog.LevelWarn, "aguistate: event skipped",
-			slog.Int("event", err.Index), slog.String("type", err.Type), slog.Any("err", err.Err))
-	}
-	if c.opts.OnWarning != nil {
-		c.opts.OnWarning(err)
-	}
-}
-
-// step computes the view after one event without publishing it. warn is
-// the reason the event was skipped; err is a fatal error.
-func (c *Consumer) step(v *view, data []byte) (next *view, typ string, warn, err error) {
-	if len(data) > c.opts.MaxEventSize {
-		return nil, "", nil, fmt.Errorf("%w: %d bytes, more than the limit of %d", ErrTooLarge, len(data), c.opts.MaxEventSize)
-	}
-	ev, typ, err := parseEvent(data, c.opts.MaxDepth)
-	if err != nil {
-		return nil, typ, nil, err
-	}
-	switch typ {
-	case typeStateSnapshot:
-		snap, err := field(ev, "snapshot")
-		if err != nil {
-			return nil, typ, nil, err
-		}
-		return &view{state: snap, messages: v.messages}, typ, nil, nil
-	case typeStateDelta:
-		ops, err := decodePatch(ev.Get("delta"))
-		if err != nil {
-			return nil, typ, nil, err
-		}
-		state, err := applyPatch(v.state, ops)
-		if err != nil {
-			return &view{state: v.state, messages: v.messages, diverged: true}, typ, err, nil
-		}
-		return &view{state: state, messages: v.messages, diverged: v.diverged}, typ, nil, nil
-	case typeMessagesSnapshot:
-		snap, err := decodeMessages(ev.Get("messages"), false)
-		if err != nil {
-			return nil, typ, nil, err
-		}
-		return &view{state: v.state, messages: reconcile(v.messages, snap), diverged: v.diverged}, typ, nil, nil
-	}
-	return v, typ, nil, nil
 }
 
 // StartRun sets the starting value of a run from its RunAgentInput JSON
@@ -184,42 +137,32 @@ func (c *Consumer) StartRun(input []byte) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	next, err := startRun(c.cur.Load(), n)
-	if err != nil {
+	t := newTxn(c.cur.Load())
+	if err := t.runInput(n); err != nil {
 		return err
 	}
-	c.cur.Store(next)
+	c.cur.Store(&t.next)
 	return nil
 }
 
-func startRun(v *view, input *jsonv.Node) (*view, error) {
-	next := *v
+// runInput makes a run input's state the state and appends its messages
+// that are not held.
+func (t *txn) runInput(input *jsonv.Node) error {
 	if s := input.Get("state"); s != nil {
-		next.state, next.diverged = s, false
+		t.next.state, t.next.diverged = s, false
 	}
-	if ms := input.Get("messages"); ms != nil {
-		add, err := decodeMessages(ms, true)
-		if err != nil {
-			return nil, err
-		}
-		next.messages = appendUnseen(v.messages, add)
+	ms := input.Get("messages")
+	if ms == nil {
+		return nil
 	}
-	return &next, nil
-}
-
-// appendUnseen returns held followed by the messages of add whose id held
-// does not have (messages without an id are always appended).
-func appendUnseen(held, add []Message) []Message {
-	seen := make(map[string]struct{}, len(held))
-	for _, m := range held {
-		seen[m.ID] = struct{}{}
+	add, err := decodeMessages(ms, true)
+	if err != nil {
+		return err
 	}
-	out := held[:len(held):len(held)]
 	for _, m := range add {
-		if _, ok := seen[m.ID]; ok && m.ID != "" {
-			continue
+		if _, _, held := t.message(m.ID); !held || m.ID == "" {
+			t.appendMessage(m)
 		}
-		out = append(out, m)
 	}
-	return out
+	return nil
 }

@@ -1,5 +1,7 @@
 package aguistate
 
+import "github.com/aguistate/aguistate/internal/jsonv"
+
 // reconcile merges a MESSAGES_SNAPSHOT into the held messages by id (spec,
 // MESSAGES_SNAPSHOT, Reconciliation):
 //   - a snapshot message replaces the held message with its id, in the held
@@ -39,4 +41,15 @@ func reconcile(held, snap []Message) []Message {
 		}
 	}
 	return out
+}
+
+// messagesSnapshot reconciles the held messages with the event's
+// "messages" (spec, MESSAGES_SNAPSHOT).
+func (t *txn) messagesSnapshot(ev *jsonv.Node) error {
+	snap, err := decodeMessages(ev.Get("messages"), false)
+	if err != nil {
+		return err
+	}
+	t.setMessages(reconcile(t.next.messages, snap))
+	return nil
 }

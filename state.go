@@ -32,3 +32,31 @@ func (v Value) String() string { return string(jsonv.Marshal(v.node())) }
 // 6902 section 4.6: numbers by exact decimal value, objects whatever their
 // member order.
 func (v Value) Equal(w Value) bool { return jsonv.Equal(v.node(), w.node()) }
+
+// stateSnapshot replaces the state wholesale, no merging (spec,
+// STATE_SNAPSHOT), and ends any divergence.
+func (t *txn) stateSnapshot(ev *jsonv.Node) error {
+	snap, err := field(ev, "snapshot")
+	if err != nil {
+		return err
+	}
+	t.next.state, t.next.diverged = snap, false
+	return nil
+}
+
+// stateDelta applies the event's RFC 6902 patch atomically (spec,
+// STATE_DELTA and Error Handling): a malformed patch is fatal, one that
+// fails to apply is a warning and changes nothing.
+func (t *txn) stateDelta(ev *jsonv.Node) error {
+	ops, err := decodePatch(ev.Get("delta"))
+	if err != nil {
+		return err
+	}
+	state, err := applyPatch(t.next.state, ops)
+	if err != nil {
+		t.warn = err
+		return nil
+	}
+	t.next.state = state
+	return nil
+}

@@ -43,10 +43,13 @@ func TestVectors(t *testing.T) {
 		t.Run(v.Name, func(t *testing.T) {
 			t.Parallel()
 			skipped := 0
-			c := New(&Options{OnWarning: func(err error) {
-				assert.ErrorIs(t, err, ErrPatchFailed)
-				skipped++
-			}})
+			c := New(nil)
+			c.Subscribe(func(ch Change) {
+				if ch.Warning != nil {
+					assert.ErrorIs(t, ch.Warning, ErrPatchFailed)
+					skipped++
+				}
+			})
 			input := `{"state":` + string(v.Input.State) + `,"messages":` + string(v.Input.Messages) + `}`
 			require.NoError(t, c.StartRun([]byte(input)))
 			fatalAt := -1

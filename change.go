@@ -1,0 +1,110 @@
+package aguistate
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+)
+
+// Change reports what one event did to a [Consumer]. Subscribers get one
+// Change for every event that was applied, passed over or skipped, in
+// stream order; a fatal event has none.
+type Change struct {
+	// Event is the event, as received.
+	Event Event
+	// State reports that the state is now a different JSON value (RFC 6902
+	// equality): an empty delta, a snapshot equal to the state, or a skipped
+	// patch leave it false.
+	State bool
+	// Added, Replaced and Removed are the ids of the messages that the event
+	// appended or inserted, changed in place (by value), and dropped.
+	Added, Replaced, Removed []string
+	// Warning is the *EventError for a skipped event (wrapping
+	// ErrPatchFailed), or nil.
+	Warning error
+	// Diverged is the Consumer's [Consumer.Diverged] after the event.
+	Diverged bool
+}
+
+// Messages reports whether the event changed the message list.
+func (ch Change) Messages() bool {
+	return len(ch.Added)+len(ch.Replaced)+len(ch.Removed) > 0
+}
+
+// subscribers is a Consumer's list of change callbacks.
+type subscribers struct {
+	mu   sync.Mutex
+	next int
+	fns  map[int]func(Change)
+	keys []int // subscription order
+}
+
+// Subscribe registers fn to be called with the [Change] of every event
+// applied after it returns, and returns a function that cancels the
+// subscription (safe to call more than once).
+//
+// Delivery is synchronous: fn runs on the goroutine that called Apply or
+// Run, after the event is visible to readers and before the next event is
+// applied, in subscription order. A Change is never dropped, so a slow fn
+// slows the stream; hand the Change to a goroutine or a buffered channel if
+// that matters. fn may read the Consumer but must not call Apply, Run or
+// StartRun (that deadlocks). A panic in fn is recovered and logged to
+// [Options.Logger]; the Consumer and the other subscribers are unaffected.
+// The slices in a Change belong to the subscriber.
+func (c *Consumer) Subscribe(fn func(Change)) (cancel func()) {
+	s := &c.subs
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fns == nil {
+		s.fns = make(map[int]func(Change))
+	}
+	key := s.next
+	s.next++
+	s.fns[key] = fn
+	s.keys = append(s.keys, key)
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		delete(s.fns, key)
+	}
+}
+
+// notify delivers ch to every subscriber.
+func (c *Consumer) notify(ch Change) {
+	if ch.Warning != nil && c.opts.Logger != nil {
+		var ee *EventError
+		ee, _ = ch.Warning.(*EventError)
+		c.opts.Logger.LogAttrs(context.Background(), slog.LevelWarn, "aguistate: event skipped",
+			slog.Int("event", ch.Event.Index), slog.String("type", ch.Event.Type), slog.Any("err", ee.Err))
+	}
+	s := &c.subs
+	s.mu.Lock()
+	fns := make([]func(Change), 0, len(s.fns))
+	live := s.keys[:0]
+	for _, k := range s.keys {
+		if fn, ok := s.fns[k]; ok {
+			fns = append(fns, fn)
+			live = append(live, k)
+		}
+	}
+	s.keys = live
+	s.mu.Unlock()
+	for i, fn := range fns {
+		c.deliver(fn, i, ch)
+	}
+}
+
+func (c *Consumer) deliver(fn func(Change), i int, ch Change) {
+	defer func() {
+		if r := recover(); r != nil && c.opts.Logger != nil {
+			c.opts.Logger.LogAttrs(context.Background(), slog.LevelError, "aguistate: subscriber panicked",
+				slog.Int("subscriber", i), slog.Int("event", ch.Event.Index), slog.String("panic", fmt.Sprint(r)))
+		}
+	}()
+	// Each subscriber gets its own slices.
+	ch.Added = append([]string(nil), ch.Added...)
+	ch.Replaced = append([]string(nil), ch.Replaced...)
+	ch.Removed = append([]string(nil), ch.Removed...)
+	fn(ch)
+}

@@ -1,0 +1,118 @@
+package aguistate
+
+import (
+	"github.com/aguistate/aguistate/internal/jsonv"
+)
+
+// view is everything a reader can see. It is never changed once published:
+// each event makes a new one that shares what the event did not touch.
+type view struct {
+	state    *jsonv.Node
+	messages []Message
+	index    map[string]int // message id → position; messages without an id are not in it
+	diverged bool
+}
+
+// txn is the work of applying one event: the view before it, the view being
+// built, and what changed. Nothing in old is modified; next is published
+// only when the event succeeds.
+type txn struct {
+	old  *view
+	next view
+
+	ownMessages bool // next.messages is a copy this txn may edit
+	ownIndex    bool // next.index is a copy this txn may edit
+
+	warn                     error    // the reason the event was skipped, if it was
+	added, replaced, removed []string // message ids, in the order of the edits
+}
+
+func newTxn(old *view) *txn { return &txn{old: old, next: *old} }
+
+// message returns the held message with id, and its position.
+func (t *txn) message(id string) (Message, int, bool) {
+	i, ok := t.next.index[id]
+	if !ok {
+		return Message{}, -1, false
+	}
+	return t.next.messages[i], i, true
+}
+
+func (t *txn) editMessages() {
+	if !t.ownMessages {
+		t.next.messages = append(make([]Message, 0, len(t.next.messages)+1), t.next.messages...)
+		t.ownMessages = true
+	}
+}
+
+func (t *txn) editIndex() {
+	if !t.ownIndex {
+		idx := make(map[string]int, len(t.next.index)+1)
+		for k, v := range t.next.index {
+			idx[k] = v
+		}
+		t.next.index, t.ownIndex = idx, true
+	}
+}
+
+// setMessage replaces the message at position i with m, which has the same id.
+func (t *txn) setMessage(i int, m Message) {
+	if t.next.messages[i].v == m.v {
+		return
+	}
+	t.editMessages()
+	t.next.messages[i] = m
+	t.replaced = append(t.replaced, m.ID)
+}
+
+// insertMessage puts m, whose id is not held, at position i (0 to the
+// number of messages).
+func (t *txn) insertMessage(i int, m Message) {
+	t.editMessages()
+	t.editIndex()
+	ms := append(t.next.messages, Message{})
+	copy(ms[i+1:], ms[i:])
+	ms[i] = m
+	t.next.messages = ms
+	if i == len(ms)-1 {
+		if m.ID != "" {
+			t.next.index[m.ID] = i
+		}
+	} else {
+		reindex(t.next.index, ms)
+	}
+	t.added = append(t.added, m.ID)
+}
+
+// appendMessage adds m, whose id is not held, after the last message.
+func (t *txn) appendMessage(m Message) { t.insertMessage(len(t.next.messages), m) }
+
+// setMessages replaces the whole list, recording what the edit added,
+// replaced (by value) and removed.
+func (t *txn) setMessages(ms []Message) {
+	idx := make(map[string]int, len(ms))
+	reindex(idx, ms)
+	for _, m := range ms {
+		if i, ok := t.next.index[m.ID]; !ok {
+			t.added = append(t.added, m.ID)
+		} else if !jsonv.Equal(t.next.messages[i].v, m.v) {
+			t.replaced = append(t.replaced, m.ID)
+		}
+	}
+	for _, m := range t.next.messages {
+		if _, ok := idx[m.ID]; !ok {
+			t.removed = append(t.removed, m.ID)
+		}
+	}
+	t.next.messages, t.next.index = ms, idx
+	t.ownMessages, t.ownIndex = true, true
+}
+
+func reindex(idx map[string]int, ms []Message) {
+	clear(idx)
+	for i, m := range ms {
+		if m.ID != "" {
+			idx[m.ID] = i
+		}
+	}
+}
