@@ -110,7 +110,6 @@ func (c *Consumer) Apply(event []byte) error {
 	}
 	ch := Change{Event: ev, Added: t.added, Replaced: t.replaced, Removed: t.removed}
 	if t.warn != nil {
-		t.next.diverged = true
 		ch.Warning = &EventError{Index: ev.Index, Type: ev.Type, Err: t.warn}
 	}
 	ch.State = !jsonv.Equal(old.state, t.next.state)

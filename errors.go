@@ -26,6 +26,12 @@ var (
 	// STATE_SNAPSHOT.
 	ErrPatchFailed = errors.New("aguistate: patch failed to apply")
 
+	// ErrNoTarget reports an event that names a message or tool call that
+	// does not exist or cannot take the event, such as a TEXT_MESSAGE_CONTENT
+	// for an unknown message id or a text event naming an activity message.
+	// It is a warning: the event is skipped and nothing changes.
+	ErrNoTarget = errors.New("aguistate: no message or tool call to apply the event to")
+
 	// ErrMalformedMessages reports a MESSAGES_SNAPSHOT (or run input) whose
 	// messages cannot be reconciled: not an array, a message that is not an
 	// object, an id that is missing or not a non-empty string, a role that is

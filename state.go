@@ -54,7 +54,7 @@ func (t *txn) stateDelta(ev *jsonv.Node) error {
 	}
 	state, err := applyPatch(t.next.state, ops)
 	if err != nil {
-		t.warn = err
+		t.warn, t.next.diverged = err, true
 		return nil
 	}
 	t.next.state = state
