@@ -1,0 +1,102 @@
+package jsonv
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseRoundTrip(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in, want, reason string
+	}{
+		{"big integer", `12345678901234567890`, ``, "numbers keep their digits, no float64 rounding"},
+		{"long fraction", `0.1000000000000000000001`, ``, "numbers keep their digits"},
+		{"trailing zero", `1.0`, ``, "1.0 stays 1.0"},
+		{"exponent", `1e2`, ``, "1e2 stays 1e2"},
+		{"negative zero", `-0`, ``, "-0 stays -0"},
+		{"member order", `{"b":1,"a":2,"c":{"z":0,"y":1}}`, ``, "members keep arrival order"},
+		{"white space", " {\"a\" : [ 1 , 2 ] }\n", `{"a":[1,2]}`, "insignificant white space is dropped"},
+		{"escapes", `"a\"b\\c\/d\b\f\n\r\t\u0001"`, `"a\"b\\c/d\b\f\n\r\t\u0001"`, "only required escapes are written back"},
+		{"html characters", `"<a href='x'>&amp;</a>"`, ``, "<, > and & are not re-escaped"},
+		{"unicode escape", `"\u00e9\u20ac"`, `"é€"`, "escapes decode to code points"},
+		{"surrogate pair", `"\ud83d\ude00"`, `"😀"`, "a pair decodes to one code point"},
+		{"lone high surrogate", `"a\ud800b"`, ``, "a lone surrogate round-trips as its escape"},
+		{"lone low surrogate", `"\udfff"`, ``, "a lone surrogate round-trips as its escape"},
+		{"reversed pair", `"\ude00\ud83d"`, ``, "two lone surrogates stay two escapes"},
+		{"literal utf-8", `"日本語"`, ``, "UTF-8 passes through"},
+		{"scalars", `[true,false,null,"",0,-1.5E-3]`, ``, "every scalar kind"},
+		{"empty containers", `[{},[],{"":{}}]`, ``, "empty object and array, empty member name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			n, err := Parse([]byte(tt.in), 0)
+			require.NoError(t, err, tt.reason)
+			want := tt.want
+			if want == "" {
+				want = tt.in
+			}
+			assert.Equal(t, want, string(Marshal(n)), tt.reason)
+		})
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	t.Parallel()
+	deep := strings.Repeat("[", 1001) + strings.Repeat("]", 1001)
+	tests := []struct {
+		name, in string
+		want     error
+		reason   string
+	}{
+		{"empty", ``, ErrSyntax, "no value"},
+		{"duplicate member", `{"a":1,"a":2}`, ErrDuplicateName, "two parsers could pick different duplicates"},
+		{"nested duplicate", `[{"x":{"b":1,"c":2,"b":3}}]`, ErrDuplicateName, "duplicates are rejected anywhere"},
+		{"duplicate in a wide object", `{"a":1,"b":1,"c":1,"d":1,"e":1,"f":1,"g":1,"h":1,"i":1,"j":1,"e":2}`, ErrDuplicateName, "the set used for wide objects finds it too"},
+		{"escaped duplicate", `{"a":1,"\u0061":2}`, ErrDuplicateName, "names compare after unescaping"},
+		{"too deep", deep, ErrTooDeep, "1001 nested arrays exceed the default 1000"},
+		{"leading zero", `01`, ErrSyntax, "RFC 8259 section 6"},
+		{"plus sign", `+1`, ErrSyntax, "RFC 8259 section 6"},
+		{"bare dot", `1.`, ErrSyntax, "digits must follow the point"},
+		{"bare exponent", `1e`, ErrSyntax, "digits must follow e"},
+		{"NaN", `NaN`, ErrSyntax, "not JSON"},
+		{"trailing comma array", `[1,]`, ErrSyntax, "not JSON"},
+		{"trailing comma object", `{"a":1,}`, ErrSyntax, "not JSON"},
+		{"single quotes", `{'a':1}`, ErrSyntax, "not JSON"},
+		{"control character", "\"a\nb\"", ErrSyntax, "control characters must be escaped"},
+		{"invalid utf-8", "\"\xff\"", ErrSyntax, "RFC 8259 section 8.1: UTF-8 only"},
+		{"invalid utf-8 after escape", "\"\\n\xff\"", ErrSyntax, "checked on the slow path too"},
+		{"bad escape", `"\x"`, ErrSyntax, "not a JSON escape"},
+		{"short unicode escape", `"\u12"`, ErrSyntax, "four hex digits"},
+		{"trailing data", `{} {}`, ErrSyntax, "one value only"},
+		{"unterminated", `{"a":[1,2`, ErrSyntax, "truncated"},
+		{"bad literal", `tru`, ErrSyntax, "truncated literal"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Parse([]byte(tt.in), 0)
+			require.Error(t, err, tt.reason)
+			assert.ErrorIs(t, err, tt.want, tt.reason)
+			var se *SyntaxError
+			assert.True(t, errors.As(err, &se), "a *SyntaxError")
+		})
+	}
+}
+
+func TestParseDepthLimit(t *testing.T) {
+	t.Parallel()
+	at := strings.Repeat("[", 5) + strings.Repeat("]", 5)
+	_, err := Parse([]byte(at), 5)
+	assert.NoError(t, err, "exactly at the limit")
+	_, err = Parse([]byte("["+at+"]"), 5)
+	assert.ErrorIs(t, err, ErrTooDeep, "one past the limit")
+	huge := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
+	_, err = Parse([]byte(huge), 0)
+	assert.ErrorIs(t, err, ErrTooDeep, "100 000 nested arrays fail cleanly")
+}

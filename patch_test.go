@@ -1,0 +1,149 @@
+package aguistate
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/aguistate/aguistate/internal/jsonv"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// applyText decodes and applies a patch to a document, both as JSON text.
+func applyText(t testing.TB, doc, patch string) (*jsonv.Node, error) {
+	t.Helper()
+	ops, err := decodePatch(mustParse(t, patch))
+	if err != nil {
+		return nil, err
+	}
+	return applyPatch(mustParse(t, doc), ops)
+}
+
+func TestApplyPatch(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, doc, patch, want string
+		reason                 string
+	}{
+		{"replace scalar root", `1`, `[{"op":"replace","path":"","value":2}]`, `2`, `"" is the whole document whatever its type`},
+		{"add to null root", `null`, `[{"op":"add","path":"","value":{"a":1}}]`, `{"a":1}`, "RFC 6902 4.1: add at the root replaces it"},
+		{"test scalar root", `"x"`, `[{"op":"test","path":"","value":"x"}]`, `"x"`, "test the whole document"},
+		{"copy root", `{"a":1}`, `[{"op":"copy","from":"","path":"/b"}]`, `{"a":1,"b":{"a":1}}`, "copy from the whole document"},
+		{"slash is empty member", `{"":1}`, `[{"op":"replace","path":"/","value":2}]`, `{"":2}`, `"/" names the member ""`},
+		{"add new member goes last", `{"b":1,"a":2}`, `[{"op":"add","path":"/0","value":3}]`, `{"b":1,"a":2,"0":3}`, "member order is arrival order"},
+		{"add existing keeps position", `{"a":1,"b":2}`, `[{"op":"add","path":"/a","value":9}]`, `{"a":9,"b":2}`, "RFC 6902 4.1: an existing member's value is replaced"},
+		{"test numeric equality", `{"n":1}`, `[{"op":"test","path":"/n","value":1.0},{"op":"test","path":"/n","value":10e-1}]`, `{"n":1}`, "RFC 6902 4.6: numbers equal by value"},
+		{"test null in array", `[null,1]`, `[{"op":"test","path":"","value":[null,1]}]`, `[null,1]`, "arrays holding null compare"},
+		{"test object order", `{"a":1,"b":2}`, `[{"op":"test","path":"","value":{"b":2,"a":1}}]`, `{"a":1,"b":2}`, "objects regardless of member order"},
+		{"exact big number", `{"n":12345678901234567890}`, `[{"op":"test","path":"/n","value":12345678901234567890}]`, `{"n":12345678901234567890}`, "no float64 rounding"},
+		{"insert at index", `[1,3]`, `[{"op":"add","path":"/1","value":2}]`, `[1,2,3]`, "RFC 6902 4.1: insert shifts elements"},
+		{"append with dash", `[1]`, `[{"op":"add","path":"/-","value":2}]`, `[1,2]`, "RFC 6901 section 4: - is after the last element"},
+		{"add at length", `[1]`, `[{"op":"add","path":"/1","value":2}]`, `[1,2]`, "index equal to the length appends"},
+		{"move within array", `[1,2,3]`, `[{"op":"move","from":"/0","path":"/2"}]`, `[2,3,1]`, "RFC 6902 4.4: remove then add"},
+		{"move onto itself", `{"a":{"b":1}}`, `[{"op":"move","from":"/a","path":"/a"}]`, `{"a":{"b":1}}`, "a location moved onto itself stays"},
+		{"copy then edit the copy", `{"a":{"x":1}}`, `[{"op":"copy","from":"/a","path":"/b"},{"op":"replace","path":"/b/x","value":2}]`, `{"a":{"x":1},"b":{"x":2}}`, "a copy is independent of its source"},
+		{"html stays", `{}`, `[{"op":"add","path":"/h","value":"<&>"}]`, `{"h":"<&>"}`, "no re-escaping"},
+		{"escaped tokens", `{"a/b":{"m~n":1}}`, `[{"op":"replace","path":"/a~1b/m~0n","value":2}]`, `{"a/b":{"m~n":2}}`, "RFC 6901 section 4"},
+		{"unknown members ignored", `{}`, `[{"op":"add","path":"/a","value":1,"extra":true,"from":7}]`, `{"a":1}`, "RFC 6902 section 4: other members are ignored"},
+		{"null is a value", `{}`, `[{"op":"add","path":"/a","value":null}]`, `{"a":null}`, "value null is present"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := applyText(t, tt.doc, tt.patch)
+			require.NoError(t, err, tt.reason)
+			assert.Equal(t, tt.want, string(jsonv.Marshal(got)), tt.reason)
+		})
+	}
+}
+
+func TestApplyPatchFails(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, doc, patch string
+		index            int
+		reason           string
+	}{
+		{"missing member", `{"a":1}`, `[{"op":"replace","path":"/b","value":1}]`, 0, "RFC 6902 4.3: the target must exist"},
+		{"missing parent", `{}`, `[{"op":"add","path":"/a/b","value":1}]`, 0, "RFC 6902 4.1: the parent must exist"},
+		{"parent is scalar", `{"a":1}`, `[{"op":"add","path":"/a/b","value":1}]`, 0, "a scalar has no members"},
+		{"add under scalar root", `1`, `[{"op":"add","path":"/a","value":1}]`, 0, "the reference client does nothing; RFC 6902 4.1 says error"},
+		{"failed test", `{"a":1}`, `[{"op":"test","path":"/a","value":2}]`, 0, "RFC 6902 4.6"},
+		{"missing is not null", `{}`, `[{"op":"test","path":"/a","value":null}]`, 0, "a missing member is never equal to null"},
+		{"leading zero index", `[1,2]`, `[{"op":"replace","path":"/01","value":0}]`, 0, "RFC 6901 section 4: no leading zeros"},
+		{"negative index", `[1,2]`, `[{"op":"remove","path":"/-1"}]`, 0, "RFC 6901 section 4: digits only"},
+		{"plus index", `[1,2]`, `[{"op":"add","path":"/+1","value":0}]`, 0, "RFC 6901 section 4: digits only"},
+		{"index beyond end", `[1]`, `[{"op":"add","path":"/2","value":0}]`, 0, "RFC 6902 4.1: at most the length"},
+		{"remove at length", `[1]`, `[{"op":"remove","path":"/1"}]`, 0, "RFC 6902 4.2: the target must exist"},
+		{"dash not existing", `[1]`, `[{"op":"replace","path":"/-","value":0}]`, 0, "- names no existing element"},
+		{"dash as parent", `[[1]]`, `[{"op":"add","path":"/-/0","value":0}]`, 0, "- names no existing element"},
+		{"move into own child", `{"a":{"b":{}}}`, `[{"op":"move","from":"/a","path":"/a/b/c"}]`, 0, "RFC 6902 4.4: from must not be a proper prefix of path"},
+		{"move array into own child", `{"a":[[]]}`, `[{"op":"move","from":"/a","path":"/a/0/-"}]`, 0, "RFC 6902 4.4"},
+		{"remove root", `{"a":1}`, `[{"op":"remove","path":""}]`, 0, "the whole document cannot be removed"},
+		{"missing from", `{}`, `[{"op":"copy","from":"/x","path":"/y"}]`, 0, "RFC 6902 4.5: from must exist"},
+		{"second op fails", `{"a":1}`, `[{"op":"replace","path":"/a","value":2},{"op":"remove","path":"/zz"}]`, 1, "RFC 6902 section 5: all or nothing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			doc := mustParse(t, tt.doc)
+			before := string(jsonv.Marshal(doc))
+			ops, err := decodePatch(mustParse(t, tt.patch))
+			require.NoError(t, err, "well-formed")
+			got, err := applyPatch(doc, ops)
+			require.ErrorIs(t, err, ErrPatchFailed, tt.reason)
+			var pe *PatchError
+			require.True(t, errors.As(err, &pe))
+			assert.Equal(t, tt.index, pe.Index, "failing operation")
+			assert.Same(t, doc, got, "the document is returned unchanged")
+			assert.Equal(t, before, string(jsonv.Marshal(doc)), "nothing was edited in place")
+		})
+	}
+}
+
+func TestDecodePatchMalformed(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, patch string
+		reason      string
+	}{
+		{"not an array", `{"op":"add"}`, "RFC 6902 section 3: a patch is an array"},
+		{"operation not object", `[1]`, "RFC 6902 section 3: operations are objects"},
+		{"missing op", `[{"path":"/a","value":1}]`, "RFC 6902 section 4: op is required"},
+		{"op not string", `[{"op":1,"path":"/a"}]`, "op is a string"},
+		{"unknown op", `[{"op":"merge","path":"/a","value":1}]`, "RFC 6902 section 4: one of six"},
+		{"missing path", `[{"op":"remove"}]`, "RFC 6902 section 4: path is required"},
+		{"path not string", `[{"op":"remove","path":1}]`, "path is a string"},
+		{"path not pointer", `[{"op":"remove","path":"a"}]`, "RFC 6901: starts with /"},
+		{"bad escape", `[{"op":"remove","path":"/a~2"}]`, "RFC 6901: ~ then 0 or 1"},
+		{"missing from", `[{"op":"move","path":"/a"}]`, "RFC 6902 4.4: from is required"},
+		{"from not pointer", `[{"op":"copy","from":"x","path":"/a"}]`, "RFC 6901"},
+		{"missing value add", `[{"op":"add","path":"/a"}]`, "RFC 6902 4.1: value is required"},
+		{"missing value replace", `[{"op":"replace","path":"/a"}]`, "RFC 6902 4.3"},
+		{"missing value test", `[{"op":"test","path":"/a"}]`, "RFC 6902 4.6"},
+		{"malformed after valid", `[{"op":"add","path":"/a","value":1},{"op":"bad","path":"/a"}]`, "the whole patch is checked first"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := decodePatch(mustParse(t, tt.patch))
+			assert.ErrorIs(t, err, ErrMalformedPatch, tt.reason)
+			assert.NotErrorIs(t, err, ErrPatchFailed)
+		})
+	}
+}
+
+// TestApplyPatchSharesUntouched checks that a patch copies only the
+// containers on its paths: the untouched parts of the new document are the
+// very same nodes as in the old one.
+func TestApplyPatchSharesUntouched(t *testing.T) {
+	t.Parallel()
+	doc := mustParse(t, `{"a":{"x":[1,2]},"b":{"y":[3]}}`)
+	ops, err := decodePatch(mustParse(t, `[{"op":"replace","path":"/a/x/0","value":9}]`))
+	require.NoError(t, err)
+	next, err := applyPatch(doc, ops)
+	require.NoError(t, err)
+	assert.Same(t, doc.Get("b"), next.Get("b"), "untouched subtree is shared")
+	assert.NotSame(t, doc.Get("a"), next.Get("a"), "the path is copied")
+	assert.Equal(t, `{"a":{"x":[1,2]},"b":{"y":[3]}}`, string(jsonv.Marshal(doc)), "the old document is intact")
+}
