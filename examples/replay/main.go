@@ -1,0 +1,101 @@
+// Command replay applies a recorded AG-UI event stream to a Consumer and
+// prints the state and messages it ends with.
+//
+// Usage:
+//
+//	go run ./examples/replay [-input RUN_INPUT.json] [STREAM]
+//
+// STREAM (default: standard input) is a server-sent event stream, JSON
+// Lines, or a JSON array of events. -input names a RunAgentInput JSON file
+// whose state and messages are the starting value; without it the Consumer
+// starts from {} and no messages.
+//
+// Standard output gets one JSON object {"state": ..., "messages": [...]},
+// also after a fatal error (then it holds the value from before the
+// rejected event). Standard error gets a line "warning: event N (TYPE): ..."
+// for each skipped event and "error: event N (TYPE): ..." for a fatal one,
+// with N counting events from 1. The exit status is 0, 1 after a fatal
+// error, or 2 for bad usage or an unreadable file.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/aguistate/aguistate"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	flags := flag.NewFlagSet("replay", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	inputPath := flags.String("input", "", "RunAgentInput JSON `file` giving the starting state and messages")
+	flags.Usage = func() {
+		fmt.Fprintln(stderr, "usage: replay [-input RUN_INPUT.json] [STREAM]")
+		flags.PrintDefaults()
+	}
+	if err := flags.Parse(args); err != nil {
+		return 2
+	}
+	if flags.NArg() > 1 {
+		flags.Usage()
+		return 2
+	}
+
+	c := aguistate.New(nil)
+	c.Subscribe(func(ch aguistate.Change) {
+		if ch.Warning != nil {
+			fmt.Fprintln(stderr, "warning:", strings.TrimPrefix(ch.Warning.Error(), "aguistate: "))
+		}
+	})
+	if *inputPath != "" {
+		input, err := os.ReadFile(*inputPath)
+		if err != nil {
+			fmt.Fprintln(stderr, "error:", err)
+			return 2
+		}
+		if err := c.StartRun(input); err != nil {
+			fmt.Fprintf(stderr, "error: %s: %s\n", *inputPath, strings.TrimPrefix(err.Error(), "aguistate: "))
+			return 2
+		}
+	}
+	stream := stdin
+	if flags.NArg() == 1 {
+		f, err := os.Open(flags.Arg(0))
+		if err != nil {
+			fmt.Fprintln(stderr, "error:", err)
+			return 2
+		}
+		defer f.Close()
+		stream = f
+	}
+
+	status := 0
+	if err := c.Run(context.Background(), stream); err != nil {
+		fmt.Fprintln(stderr, "error:", strings.TrimPrefix(err.Error(), "aguistate: "))
+		status = 1
+	}
+	out := struct {
+		State    aguistate.Value     `json:"state"`
+		Messages []aguistate.Message `json:"messages"`
+	}{c.State(), c.Messages()}
+	if out.Messages == nil {
+		out.Messages = []aguistate.Message{}
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		fmt.Fprintln(stderr, "error:", err)
+		return 2
+	}
+	return status
+}
