@@ -29,6 +29,8 @@ const (
 	// fields are skipped. An event that is not ended by a blank line before
 	// EOF is dropped, as the standard says. Events with no data field are
 	// not yielded; an event whose data is empty yields an empty payload.
+	// Bytes pass through as they are: unlike the standard, invalid UTF-8 is
+	// not replaced with U+FFFD (the JSON parser of the caller judges it).
 	FormatSSE
 
 	// FormatJSONLines is one payload per line (JSON Lines): lines end in LF,
@@ -40,8 +42,9 @@ const (
 	// FormatJSONArray is one JSON array (RFC 8259 section 5) whose elements
 	// are the payloads, read one element at a time. Each element is yielded
 	// with its exact bytes and checked to be a JSON value; a stream that is
-	// not one array, or has anything but whitespace after it, fails with
-	// [ErrSyntax].
+	// not one array (an empty stream included), or has anything but
+	// whitespace after it, fails with [ErrSyntax]. Elements are yielded as
+	// they are read, so an error at the end of the array comes after them.
 	FormatJSONArray
 )
 
