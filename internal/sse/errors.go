@@ -27,7 +27,8 @@ var ErrSyntax = errors.New("aguistate: syntax error")
 // Event is the 1-based position of the payload that failed: the number of
 // payloads yielded before the failure, plus one. Err is an error that wraps
 // [ErrTooLarge] or [ErrSyntax], or it is the error returned by the
-// underlying io.Reader, unchanged (never io.EOF).
+// underlying io.Reader, unchanged (never io.EOF), or, when [Read] was given
+// a Format that is none of the constants, an error saying so.
 //
 // Do not depend on the text of Error; it may change.
 type Error struct {
