@@ -2,9 +2,9 @@ module github.com/aguistate/aguistate
 
 go 1.26
 
-require github.com/stretchr/testify v1.12.1
-
 require (
-	github.com/evanphx/json-patch/v5 v5.9.11 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	github.com/evanphx/json-patch/v5 v5.9.11
+	github.com/stretchr/testify v1.12.1
 )
+
+require go.yaml.in/yaml/v3 v3.0.5 // indirect
