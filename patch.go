@@ -57,6 +57,8 @@ func decodeOperation(n *jsonv.Node, o *operation) error {
 	if n.Kind() != jsonv.Object {
 		return fmt.Errorf("%w: the operation is a %s, not an object", ErrMalformedPatch, n.Kind())
 	}
+	// Keep what the operation names, for the error message, before checking it.
+	o.pathText, o.fromText = textMember(n, "path"), textMember(n, "from")
 	op := n.Get("op")
 	if op == nil || op.Kind() != jsonv.String {
 		return fmt.Errorf("%w: \"op\" is missing or not a string", ErrMalformedPatch)
@@ -82,6 +84,14 @@ func decodeOperation(n *jsonv.Node, o *operation) error {
 		}
 	}
 	return nil
+}
+
+// textMember returns the string member name of n, or "".
+func textMember(n *jsonv.Node, name string) string {
+	if v := n.Get(name); v != nil && v.Kind() == jsonv.String {
+		return v.Text()
+	}
+	return ""
 }
 
 func pointerMember(n *jsonv.Node, name string) (string, []string, error) {

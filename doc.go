@@ -1,0 +1,60 @@
+// Package aguistate consumes an AG-UI agent's event stream and keeps, for one
+// thread, the agent state and the ordered list of messages, exactly as the
+// AG-UI state/messages draft spec says.
+//
+//	c := aguistate.New(nil)
+//	if err := c.Run(ctx, resp.Body); err != nil { // an SSE body, JSON Lines or a JSON array
+//		return err // a fatal error: the Consumer holds the value from before it
+//	}
+//	fmt.Println(c.State(), c.Diverged())
+//
+// The spec is the AG-UI "State and messages" draft (events STATE_SNAPSHOT,
+// STATE_DELTA and MESSAGES_SNAPSHOT); deltas are RFC 6902 JSON Patch
+// documents (https://www.rfc-editor.org/rfc/rfc6902) addressed by RFC 6901
+// JSON Pointers.
+//
+// Use [New] to make a [Consumer] for a thread, [Consumer.StartRun] to load a
+// run's RunAgentInput, [Consumer.Run] to apply a whole stream from an
+// io.Reader, or [Consumer.Apply] to apply one event. Use [Consumer.State],
+// [Consumer.Messages] and [Consumer.Diverged] to read, [Consumer.Subscribe]
+// to be told what each event changed, and [ReadEvents] to split a stream
+// into events without applying them. The examples show each in use.
+//
+// # State and messages
+//
+// The state is any JSON value, not only an object; a new Consumer starts
+// from {}. A STATE_SNAPSHOT replaces it wholesale. A STATE_DELTA applies an
+// RFC 6902 patch atomically: all operations or none. Numbers keep their
+// exact digits, object members keep their order, and an event with a
+// duplicate member name anywhere is malformed. A MESSAGES_SNAPSHOT
+// reconciles by message id: it replaces held messages in place, appends
+// unseen ones in snapshot order and drops absent ones, except activity and
+// reasoning messages while the snapshot carries none of that role. Messages
+// keep every field the producer sent.
+//
+// State is remote input: validate what you read out of it before acting on
+// it, as the spec's Security Considerations require.
+//
+// # Errors
+//
+// A fatal error stops the stream and leaves the Consumer exactly as it was
+// before the bad event: an event that is not valid JSON or has no string
+// type ([ErrMalformedEvent]), a structurally malformed patch
+// ([ErrMalformedPatch]), malformed messages ([ErrMalformedMessages]), or an
+// event that is too large ([ErrTooLarge]). Errors are *[EventError] values
+// that name the event's position and type and wrap a *[PatchError] that
+// names the operation where there is one; use [errors.Is] and [errors.As].
+//
+// A warning skips one event and the stream goes on: a well-formed patch that
+// fails to apply ([ErrPatchFailed], which also marks the state as diverged
+// until the next STATE_SNAPSHOT) or an event naming a message it cannot apply
+// to ([ErrNoTarget]). Warnings reach subscribers in [Change].Warning and
+// [Options].Logger.
+//
+// # Concurrency
+//
+// A Consumer is safe for concurrent use: any number of goroutines may read
+// while one stream is applied, and every read sees the Consumer as it was
+// between two events. Values and messages it returns are immutable and
+// shared, never copied in full.
+package aguistate

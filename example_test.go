@@ -1,0 +1,126 @@
+package aguistate_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aguistate/aguistate"
+)
+
+// Read a server-sent event stream into a Consumer and print the state.
+func Example() {
+	body := strings.NewReader(`data: {"type":"STATE_SNAPSHOT","snapshot":{"count":1,"items":[]}}
+
+data: {"type":"STATE_DELTA","delta":[{"op":"replace","path":"/count","value":2},{"op":"add","path":"/items/-","value":"a"}]}
+
+`)
+	c := aguistate.New(nil)
+	if err := c.Run(context.Background(), body); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(c.State())
+	// Output: {"count":2,"items":["a"]}
+}
+
+// A well-formed patch that fails to apply is skipped as a whole, reported as
+// a warning, and marks the state as diverged until the next snapshot.
+func ExampleConsumer_Apply_skippedDelta() {
+	c := aguistate.New(nil)
+	c.Subscribe(func(ch aguistate.Change) {
+		if ch.Warning != nil {
+			fmt.Println("warning:", errors.Is(ch.Warning, aguistate.ErrPatchFailed))
+		}
+	})
+	_ = c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"a":1}}`))
+	_ = c.Apply([]byte(`{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/a","value":2},{"op":"remove","path":"/missing"}]}`))
+	fmt.Println(c.State(), c.Diverged())
+	_ = c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"a":3}}`))
+	fmt.Println(c.State(), c.Diverged())
+	// Output:
+	// warning: true
+	// {"a":1} true
+	// {"a":3} false
+}
+
+// A structurally malformed patch is fatal: the error names the event and
+// the operation, and the Consumer keeps its value from before the event.
+func ExampleConsumer_Apply_malformedPatch() {
+	c := aguistate.New(nil)
+	err := c.Apply([]byte(`{"type":"STATE_DELTA","delta":[{"op":"merge","path":"/a","value":1}]}`))
+	var pe *aguistate.PatchError
+	fmt.Println(errors.Is(err, aguistate.ErrMalformedPatch), errors.As(err, &pe), pe.Op)
+	fmt.Println(err)
+	fmt.Println(c.State())
+	// Output:
+	// true true merge
+	// aguistate: event 1 (STATE_DELTA): operation 0 (merge "/a"): malformed patch: unknown op "merge"
+	// {}
+}
+
+// State is any JSON value, and numbers keep their exact digits.
+func ExampleConsumer_State() {
+	c := aguistate.New(nil)
+	_ = c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":[12345678901234567890, 0.10, 1e2]}`))
+	_ = c.Apply([]byte(`{"type":"STATE_DELTA","delta":[{"op":"test","path":"/2","value":100},{"op":"add","path":"/-","value":null}]}`))
+	fmt.Println(c.State())
+	// Output: [12345678901234567890,0.10,1e2,null]
+}
+
+// A MESSAGES_SNAPSHOT reconciles by id: held messages are replaced in place,
+// unseen ones appended, absent ones dropped, except activity messages while
+// the snapshot carries none.
+func ExampleConsumer_Messages() {
+	c := aguistate.New(nil)
+	_ = c.StartRun([]byte(`{"threadId":"t1","runId":"r1","messages":[
+		{"id":"u1","role":"user","content":"hi"},
+		{"id":"x1","role":"activity","activityType":"PLAN","content":{"step":1}},
+		{"id":"old","role":"assistant","content":"stale"}]}`))
+	_ = c.Apply([]byte(`{"type":"MESSAGES_SNAPSHOT","messages":[
+		{"id":"a1","role":"assistant","content":"hello"},
+		{"id":"u1","role":"user","content":"hi!"}]}`))
+	for _, m := range c.Messages() {
+		b, _ := m.MarshalJSON()
+		fmt.Println(m.ID, string(b))
+	}
+	// Output:
+	// u1 {"id":"u1","role":"user","content":"hi!"}
+	// x1 {"id":"x1","role":"activity","activityType":"PLAN","content":{"step":1}}
+	// a1 {"id":"a1","role":"assistant","content":"hello"}
+}
+
+// Subscribers learn what each event changed.
+func ExampleConsumer_Subscribe() {
+	c := aguistate.New(nil)
+	cancel := c.Subscribe(func(ch aguistate.Change) {
+		fmt.Printf("%s state=%v added=%v replaced=%v removed=%v\n",
+			ch.Event.Type, ch.State, ch.Added, ch.Replaced, ch.Removed)
+	})
+	defer cancel()
+	_ = c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":{}}`))
+	_ = c.Apply([]byte(`{"type":"STATE_DELTA","delta":[{"op":"add","path":"/a","value":1}]}`))
+	_ = c.Apply([]byte(`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m1","role":"user","content":"x"}]}`))
+	_ = c.Apply([]byte(`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m2","role":"user","content":"y"}]}`))
+	// Output:
+	// STATE_SNAPSHOT state=false added=[] replaced=[] removed=[]
+	// STATE_DELTA state=true added=[] replaced=[] removed=[]
+	// MESSAGES_SNAPSHOT state=false added=[m1] replaced=[] removed=[]
+	// MESSAGES_SNAPSHOT state=false added=[m2] replaced=[] removed=[m1]
+}
+
+// ReadEvents splits a stream into events without applying them.
+func ExampleReadEvents() {
+	stream := strings.NewReader("{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n{\"type\":\"CUSTOM\",\"name\":\"ping\",\"value\":1}\n")
+	for text, err := range aguistate.ReadEvents(stream, nil) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(string(text))
+	}
+	// Output:
+	// {"type":"RUN_STARTED","threadId":"t","runId":"r"}
+	// {"type":"CUSTOM","name":"ping","value":1}
+}
