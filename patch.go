@@ -129,6 +129,7 @@ func applyPatch(doc *jsonv.Node, ops []operation) (*jsonv.Node, error) {
 type patcher struct {
 	gen  uint64
 	root *jsonv.Node
+	path []step
 }
 
 // failure is an RFC 6902 section 5 error condition; it reads as the end of
@@ -189,7 +190,7 @@ func (p *patcher) apply(o *operation) error {
 func get(doc *jsonv.Node, tokens []string) (*jsonv.Node, error) {
 	cur := doc
 	for i, t := range tokens {
-		next, err := child(cur, t)
+		next, _, err := child(cur, t)
 		if err != nil {
 			return nil, fmt.Errorf("%w (at %q)", err, jsonv.FormatPointer(tokens[:i+1]))
 		}
@@ -198,23 +199,24 @@ func get(doc *jsonv.Node, tokens []string) (*jsonv.Node, error) {
 	return cur, nil
 }
 
-// child returns the member or element of container c named by token t.
-func child(c *jsonv.Node, t string) (*jsonv.Node, error) {
+// child returns the member or element of container c named by token t,
+// and its position.
+func child(c *jsonv.Node, t string) (*jsonv.Node, int, error) {
 	switch c.Kind() {
 	case jsonv.Object:
 		if i := c.Lookup(t); i >= 0 {
 			_, v := c.Member(i)
-			return v, nil
+			return v, i, nil
 		}
-		return nil, failf("no member %q", t)
+		return nil, 0, failf("no member %q", t)
 	case jsonv.Array:
 		i, err := existingIndex(c, t)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		return c.Elem(i), nil
+		return c.Elem(i), i, nil
 	default:
-		return nil, failf("a %s has no member or element %q", c.Kind(), t)
+		return nil, 0, failf("a %s has no member or element %q", c.Kind(), t)
 	}
 }
 
@@ -238,19 +240,27 @@ func badIndex(a *jsonv.Node, t string) error {
 }
 
 // parent makes every container from the root down to the parent of the
-// target of tokens owned by this patch, and returns that parent.
+// target of tokens owned by this patch, and returns that parent. It records
+// the way down, so that [patcher.done] can bring the sizes and depths of
+// the containers on it up to date after the parent is edited.
 func (p *patcher) parent(tokens []string) (*jsonv.Node, error) {
 	p.root = p.root.Owned(p.gen)
+	p.path = p.path[:0]
 	cur := p.root
 	for i, t := range tokens[:len(tokens)-1] {
-		next, err := child(cur, t)
+		next, pos, err := child(cur, t)
 		if err != nil {
 			return nil, fmt.Errorf("%w (at %q)", err, jsonv.FormatPointer(tokens[:i+1]))
 		}
 		owned := next.Owned(p.gen)
 		if owned != next {
-			setChild(cur, t, owned)
+			if cur.Kind() == jsonv.Object {
+				cur.SetMember(pos, owned)
+			} else {
+				cur.SetElem(pos, owned)
+			}
 		}
+		p.path = append(p.path, step{cur, pos, owned.Size(), owned.Depth()})
 		cur = owned
 	}
 	if k := cur.Kind(); k != jsonv.Object && k != jsonv.Array {
@@ -259,14 +269,21 @@ func (p *patcher) parent(tokens []string) (*jsonv.Node, error) {
 	return cur, nil
 }
 
-// setChild replaces an existing member or element of an owned container.
-func setChild(c *jsonv.Node, t string, v *jsonv.Node) {
-	if c.Kind() == jsonv.Object {
-		c.SetMember(c.Lookup(t), v)
-		return
+// step is one container on the way down to an edit: its child at pos had
+// size and depth before the edit.
+type step struct {
+	node        *jsonv.Node
+	pos         int
+	size, depth int
+}
+
+// done updates the sizes and depths on the way down to the last edit,
+// from the bottom up.
+func (p *patcher) done() {
+	for i := len(p.path) - 1; i >= 0; i-- {
+		s := p.path[i]
+		s.node.ChildChanged(s.pos, s.size, s.depth)
 	}
-	i, _ := jsonv.ArrayIndex(t, c.Len()-1)
-	c.SetElem(i, v)
 }
 
 // add implements RFC 6902 section 4.1.
@@ -286,10 +303,12 @@ func (p *patcher) add(tokens []string, v *jsonv.Node) error {
 		} else {
 			c.AddMember(t, v)
 		}
+		p.done()
 		return nil
 	}
 	if t == "-" {
 		c.InsertElem(c.Len(), v)
+		p.done()
 		return nil
 	}
 	i, ok := jsonv.ArrayIndex(t, c.Len())
@@ -297,6 +316,7 @@ func (p *patcher) add(tokens []string, v *jsonv.Node) error {
 		return badIndex(c, t)
 	}
 	c.InsertElem(i, v)
+	p.done()
 	return nil
 }
 
@@ -317,6 +337,7 @@ func (p *patcher) remove(tokens []string) (*jsonv.Node, error) {
 		}
 		_, v := c.Member(i)
 		c.RemoveMember(i)
+		p.done()
 		return v, nil
 	}
 	i, err := existingIndex(c, t)
@@ -325,6 +346,7 @@ func (p *patcher) remove(tokens []string) (*jsonv.Node, error) {
 	}
 	v := c.Elem(i)
 	c.RemoveElem(i)
+	p.done()
 	return v, nil
 }
 
@@ -346,6 +368,7 @@ func (p *patcher) replace(tokens []string, v *jsonv.Node) error {
 			return failf("no member %q to replace", t)
 		}
 		c.SetMember(i, v)
+		p.done()
 		return nil
 	}
 	i, err := existingIndex(c, t)
@@ -353,6 +376,7 @@ func (p *patcher) replace(tokens []string, v *jsonv.Node) error {
 		return err
 	}
 	c.SetElem(i, v)
+	p.done()
 	return nil
 }
 

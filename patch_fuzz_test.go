@@ -135,6 +135,14 @@ func FuzzApplyPatch(f *testing.F) {
 		if after := string(jsonv.Marshal(doc)); after != before {
 			t.Fatalf("the input document changed: %s -> %s", before, after)
 		}
+		if err == nil {
+			if size := len(jsonv.Marshal(got)); got.Size() != size {
+				t.Fatalf("cached size %d, encoded size %d", got.Size(), size)
+			}
+			if d := depthOf(got); got.Depth() != d {
+				t.Fatalf("cached depth %d, real depth %d", got.Depth(), d)
+			}
+		}
 		if ops == nil || !evanphxConformant(doc, ops) {
 			return
 		}
@@ -159,4 +167,23 @@ func FuzzApplyPatch(f *testing.F) {
 			}
 		}
 	})
+}
+
+// depthOf measures a value's nesting depth the slow way.
+func depthOf(n *jsonv.Node) int {
+	d := 0
+	switch n.Kind() {
+	case jsonv.Array:
+		for _, e := range n.Elems() {
+			d = max(d, depthOf(e))
+		}
+		return d + 1
+	case jsonv.Object:
+		for i := range n.Len() {
+			_, v := n.Member(i)
+			d = max(d, depthOf(v))
+		}
+		return d + 1
+	}
+	return 0
 }

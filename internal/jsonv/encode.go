@@ -83,3 +83,22 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// StringSize returns the length of s as a JSON string literal written by
+// [AppendString], quotes included.
+func StringSize(s string) int {
+	size := 2 + len(s)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
+			size++
+		case c < 0x20:
+			size += 5
+		case c == 0xED && i+2 < len(s) && s[i+1] >= 0xA0:
+			size += 3 // three bytes become \uXXXX
+			i += 2
+		}
+	}
+	return size
+}

@@ -100,3 +100,15 @@ func TestParseDepthLimit(t *testing.T) {
 	_, err = Parse([]byte(huge), 0)
 	assert.ErrorIs(t, err, ErrTooDeep, "100 000 nested arrays fail cleanly")
 }
+
+func TestSizeAndDepth(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{`null`, `"a\"\n\u0001\ud800"`, `[]`, `{}`, `[1,[2,[3]],{"k":{"l":[]}}]`, `{"a\/":"\u00e9","b":[true,false]}`} {
+		n, err := Parse([]byte(in), 0)
+		require.NoError(t, err)
+		assert.Equal(t, len(Marshal(n)), n.Size(), in)
+	}
+	n, err := Parse([]byte(`[1,[2,[3]],{"k":{"l":[]}}]`), 0)
+	require.NoError(t, err)
+	assert.Equal(t, 4, n.Depth())
+}

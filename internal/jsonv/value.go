@@ -39,9 +39,14 @@ func (k Kind) String() string {
 const indexMin = 8
 
 // Node is one JSON value. The zero Node is not valid; use the constructors.
+// Every node knows the length of its compact JSON text and its nesting
+// depth, kept up to date by the editing methods, so that limits on both
+// cost nothing to check.
 type Node struct {
 	kind  Kind
+	depth int32   // 0 for scalars, 1 + the deepest child for containers
 	gen   uint64  // generation allowed to edit in place; 0 means frozen
+	size  int     // bytes of compact JSON text
 	str   string  // Number: literal text; String: decoded text (WTF-8)
 	elems []*Node // Array elements
 	obj   *members
@@ -58,9 +63,9 @@ type members struct {
 }
 
 var (
-	nullNode  = &Node{kind: Null}
-	falseNode = &Node{kind: False}
-	trueNode  = &Node{kind: True}
+	nullNode  = &Node{kind: Null, size: 4}
+	falseNode = &Node{kind: False, size: 5}
+	trueNode  = &Node{kind: True, size: 4}
 	genSeq    atomic.Uint64
 )
 
@@ -79,21 +84,93 @@ func NewBool(b bool) *Node {
 }
 
 // NewString returns a string value.
-func NewString(s string) *Node { return &Node{kind: String, str: s} }
+func NewString(s string) *Node { return &Node{kind: String, str: s, size: StringSize(s)} }
 
 // NewNumber returns a number from its literal text, which the caller has
 // checked against the JSON number grammar.
-func NewNumber(lit string) *Node { return &Node{kind: Number, str: lit} }
+func NewNumber(lit string) *Node { return &Node{kind: Number, str: lit, size: len(lit)} }
 
 // NewArray returns an array holding elems (not copied).
-func NewArray(elems []*Node) *Node { return &Node{kind: Array, elems: elems} }
+func NewArray(elems []*Node) *Node {
+	n := &Node{kind: Array, elems: elems}
+	n.measure()
+	return n
+}
 
 // NewObject returns an object holding the members names[i]: vals[i] (not
 // copied). The names must be distinct.
 func NewObject(names []string, vals []*Node) *Node {
 	m := &members{names: names, vals: vals}
 	m.buildIndex()
-	return &Node{kind: Object, obj: m}
+	n := &Node{kind: Object, obj: m}
+	n.measure()
+	return n
+}
+
+// measure sets a container's size and depth from its children.
+func (n *Node) measure() {
+	n.size, n.depth = 2, 1
+	if n.kind == Array {
+		for _, e := range n.elems {
+			n.size += e.size
+			n.depth = max(n.depth, e.depth+1)
+		}
+		n.size += max(len(n.elems)-1, 0)
+		return
+	}
+	for i, name := range n.obj.names {
+		v := n.obj.vals[i]
+		n.size += StringSize(name) + 1 + v.size
+		n.depth = max(n.depth, v.depth+1)
+	}
+	n.size += max(len(n.obj.names)-1, 0)
+}
+
+// remeasureDepth recomputes a container's depth after a child got shallower.
+func (n *Node) remeasureDepth() {
+	kids := n.elems
+	if n.kind == Object {
+		kids = n.obj.vals
+	}
+	n.depth = 1
+	for _, k := range kids {
+		n.depth = max(n.depth, k.depth+1)
+	}
+}
+
+// Size returns the length in bytes of the value's compact JSON text, as
+// [Append] writes it.
+func (n *Node) Size() int { return n.size }
+
+// Depth returns the value's nesting depth: 0 for a scalar, 1 for a
+// container of scalars, and so on.
+func (n *Node) Depth() int { return int(n.depth) }
+
+// childChanged updates an owned container's size and depth after one of its
+// children, which had size oldSize and depth oldDepth, became v.
+func (n *Node) childChanged(oldSize int, oldDepth int32, v *Node) {
+	n.size += v.size - oldSize
+	switch {
+	case v.depth+1 > n.depth:
+		n.depth = v.depth + 1
+	case oldDepth+1 == n.depth && v.depth < oldDepth:
+		n.remeasureDepth()
+	}
+}
+
+// ChildChanged tells an owned container that its child at position i (an
+// element index or member position) was edited in place from size oldSize
+// and depth oldDepth, so that it can update its own size and depth.
+func (n *Node) ChildChanged(i, oldSize, oldDepth int) {
+	v := n.child(i)
+	n.childChanged(oldSize, int32(oldDepth), v)
+}
+
+func (n *Node) child(i int) *Node {
+	if n.kind == Array {
+		return n.elems[i]
+	}
+	return n.obj.vals[i]
 }
 
 func (m *members) buildIndex() {
@@ -170,7 +247,7 @@ func (n *Node) Owned(gen uint64) *Node {
 	if n.gen == gen || (n.kind != Array && n.kind != Object) {
 		return n
 	}
-	c := &Node{kind: n.kind, gen: gen}
+	c := &Node{kind: n.kind, gen: gen, size: n.size, depth: n.depth}
 	if n.kind == Array {
 		c.elems = append(make([]*Node, 0, len(n.elems)+1), n.elems...)
 		return c
@@ -185,24 +262,45 @@ func (n *Node) Owned(gen uint64) *Node {
 }
 
 // SetElem replaces element i of an owned array.
-func (n *Node) SetElem(i int, v *Node) { n.elems[i] = v }
+func (n *Node) SetElem(i int, v *Node) {
+	old := n.elems[i]
+	n.elems[i] = v
+	n.childChanged(old.size, old.depth, v)
+}
 
 // InsertElem inserts v before element i (0 <= i <= Len) of an owned array.
 func (n *Node) InsertElem(i int, v *Node) {
 	n.elems = append(n.elems, nil)
 	copy(n.elems[i+1:], n.elems[i:])
 	n.elems[i] = v
+	n.size += v.size
+	if len(n.elems) > 1 {
+		n.size++ // comma
+	}
+	n.depth = max(n.depth, v.depth+1)
 }
 
 // RemoveElem removes element i of an owned array.
 func (n *Node) RemoveElem(i int) {
+	old := n.elems[i]
 	copy(n.elems[i:], n.elems[i+1:])
 	n.elems[len(n.elems)-1] = nil
 	n.elems = n.elems[:len(n.elems)-1]
+	n.size -= old.size
+	if len(n.elems) > 0 {
+		n.size-- // comma
+	}
+	if old.depth+1 == n.depth {
+		n.remeasureDepth()
+	}
 }
 
 // SetMember replaces the value of member i of an owned object.
-func (n *Node) SetMember(i int, v *Node) { n.obj.vals[i] = v }
+func (n *Node) SetMember(i int, v *Node) {
+	old := n.obj.vals[i]
+	n.obj.vals[i] = v
+	n.childChanged(old.size, old.depth, v)
+}
 
 // AddMember appends a member called name, which must not exist yet, to an
 // owned object.
@@ -210,6 +308,11 @@ func (n *Node) AddMember(name string, v *Node) {
 	m := n.obj
 	m.names = append(m.names, name)
 	m.vals = append(m.vals, v)
+	n.size += StringSize(name) + 1 + v.size
+	if len(m.names) > 1 {
+		n.size++ // comma
+	}
+	n.depth = max(n.depth, v.depth+1)
 	switch {
 	case m.index == nil && len(m.names) > indexMin:
 		m.buildIndex()
@@ -226,12 +329,20 @@ func (n *Node) AddMember(name string, v *Node) {
 // their order.
 func (n *Node) RemoveMember(i int) {
 	m := n.obj
+	name, old := m.names[i], m.vals[i]
 	names := make([]string, 0, len(m.names)-1)
 	names = append(append(names, m.names[:i]...), m.names[i+1:]...)
 	copy(m.vals[i:], m.vals[i+1:])
 	m.vals[len(m.vals)-1] = nil
 	m.names, m.vals = names, m.vals[:len(m.vals)-1]
 	m.buildIndex()
+	n.size -= StringSize(name) + 1 + old.size
+	if len(m.names) > 0 {
+		n.size-- // comma
+	}
+	if old.depth+1 == n.depth {
+		n.remeasureDepth()
+	}
 }
 
 func cloneIndex(src map[string]int, size int) map[string]int {
