@@ -143,25 +143,3 @@ func (c *Consumer) StartRun(input []byte) error {
 	c.cur.Store(&t.next)
 	return nil
 }
-
-// runInput makes a run input's state the state and appends its messages
-// that are not held.
-func (t *txn) runInput(input *jsonv.Node) error {
-	if s := input.Get("state"); s != nil {
-		t.next.state, t.next.diverged = s, false
-	}
-	ms := input.Get("messages")
-	if ms == nil {
-		return nil
-	}
-	add, err := decodeMessages(ms, true)
-	if err != nil {
-		return err
-	}
-	for _, m := range add {
-		if _, _, held := t.message(m.ID); !held || m.ID == "" {
-			t.appendMessage(m)
-		}
-	}
-	return nil
-}
