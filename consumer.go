@@ -123,7 +123,9 @@ func (c *Consumer) Apply(event []byte) error {
 // (AG-UI RunAgentInput: threadId, runId, state, messages, ...). The input's
 // state, when present, becomes the state and the baseline of the run's
 // deltas (spec, STATE_DELTA); its messages that the Consumer does not hold
-// (by id) are appended in order. Messages in a run input may lack an id.
+// (by id) are appended in order, the first of two with one id winning.
+// Messages in a run input may lack an id. Its threadId is the one
+// [Consumer.NextInput] uses.
 // It returns an error wrapping ErrMalformedEvent or ErrMalformedMessages,
 // and then changes nothing.
 func (c *Consumer) StartRun(input []byte) error {

@@ -34,8 +34,8 @@ func (m Message) MarshalJSON() ([]byte, error) { return Value{m.v}.MarshalJSON()
 // decodeMessages checks a MESSAGES_SNAPSHOT's "messages" (spec,
 // MESSAGES_SNAPSHOT): an array of objects, each with a non-empty string "id"
 // that no other message in the array has and a string "role". When lenient
-// (a run input's messages), "id" may be missing. Failures wrap
-// ErrMalformedMessages.
+// (a run input's messages), "id" may be missing and two messages may share
+// one. Failures wrap ErrMalformedMessages.
 func decodeMessages(n *jsonv.Node, lenient bool) ([]Message, error) {
 	if n == nil || n.Kind() != jsonv.Array {
 		return nil, fmt.Errorf("%w: \"messages\" is not an array", ErrMalformedMessages)
@@ -61,7 +61,7 @@ func decodeMessages(n *jsonv.Node, lenient bool) ([]Message, error) {
 			continue
 		}
 		out[i].ID = id.Text()
-		if _, dup := seen[out[i].ID]; dup {
+		if _, dup := seen[out[i].ID]; dup && !lenient {
 			return nil, fmt.Errorf("%w: message %d: id %q appears twice", ErrMalformedMessages, i, out[i].ID)
 		}
 		seen[out[i].ID] = struct{}{}
