@@ -62,52 +62,48 @@ func (c *Consumer) NextInput(base RunAgentInput) RunAgentInput {
 // messages verbatim. It fails when a RawMessage field is not valid JSON.
 func (in RunAgentInput) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
-	str := func(name, s string) {
-		b.WriteString(`"` + name + `":`)
-		b.Write(jsonv.AppendString(nil, s))
-		b.WriteByte(',')
+	b.WriteByte('{')
+	member := func(name string) {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		b.Write(jsonv.AppendString(nil, name))
+		b.WriteByte(':')
 	}
 	raw := func(name string, r json.RawMessage, def string) error {
-		b.WriteString(`"` + name + `":`)
+		member(name)
 		if r == nil {
 			b.WriteString(def)
 		} else if err := json.Compact(&b, r); err != nil {
 			return fmt.Errorf("aguistate: RunAgentInput.%s: %w", name, err)
 		}
-		b.WriteByte(',')
 		return nil
 	}
-	b.WriteByte('{')
-	str("threadId", in.ThreadID)
-	str("runId", in.RunID)
+	member("threadId")
+	b.Write(jsonv.AppendString(nil, in.ThreadID))
+	member("runId")
+	b.Write(jsonv.AppendString(nil, in.RunID))
 	if in.ParentRunID != "" {
-		str("parentRunId", in.ParentRunID)
+		member("parentRunId")
+		b.Write(jsonv.AppendString(nil, in.ParentRunID))
 	}
-	for _, f := range []struct {
-		name string
-		r    json.RawMessage
-		def  string
-	}{{"tools", in.Tools, "[]"}, {"context", in.Context, "[]"}, {"forwardedProps", in.ForwardedProps, "{}"}} {
-		if err := raw(f.name, f.r, f.def); err != nil {
-			return nil, err
-		}
+	if err := raw("tools", in.Tools, "[]"); err != nil {
+		return nil, err
 	}
-	b.WriteString(`"state":`)
+	if err := raw("context", in.Context, "[]"); err != nil {
+		return nil, err
+	}
+	if err := raw("forwardedProps", in.ForwardedProps, "{}"); err != nil {
+		return nil, err
+	}
+	member("state")
 	b.Write(jsonv.Marshal(in.State.node()))
-	b.WriteString(`,"messages":[`)
-	for i, m := range in.Messages {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(jsonv.Marshal(Value{m.v}.node()))
-	}
-	b.WriteByte(']')
+	member("messages")
+	b.Write(jsonv.Marshal(encodeMessages(in.Messages)))
 	if in.Resume != nil {
-		b.WriteByte(',')
 		if err := raw("resume", in.Resume, ""); err != nil {
 			return nil, err
 		}
-		b.Truncate(b.Len() - 1)
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil

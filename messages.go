@@ -73,7 +73,7 @@ func decodeMessages(n *jsonv.Node, lenient bool) ([]Message, error) {
 func encodeMessages(ms []Message) *jsonv.Node {
 	elems := make([]*jsonv.Node, len(ms))
 	for i, m := range ms {
-		elems[i] = m.v
+		elems[i] = Value{m.v}.node()
 	}
 	return jsonv.NewArray(elems)
 }
