@@ -1,6 +1,11 @@
 package aguistate
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
 
 // TestActivityReference runs the reference-client cases for activity
 // messages.
@@ -62,4 +67,88 @@ func TestActivityReference(t *testing.T) {
 			want: `[{"id":"a","role":"activity","activityType":"p","content":{"v":1},"metadata":{"x":1,"y":2}},{"id":"b","role":"activity","activityType":"q","content":{"v":3},"subagentRunId":"s1","metadata":{"z":3}},{"id":"u1","role":"user","content":"hi"}]`,
 		},
 	})
+}
+
+// TestActivityEvents checks every field of the activity events.
+func TestActivityEvents(t *testing.T) {
+	runEventCases(t, []eventCase{
+		{
+			name:   "snapshot with every field",
+			reason: "key order id, role, activityType, content, subagentRunId, metadata; numbers kept exactly",
+			events: []string{`{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"p","content":{"n":1e2,"big":12345678901234567890},"subagentRunId":"s","metadata":{"m":1},"replace":null,"timestamp":1}`},
+			want:   `[{"id":"a","role":"activity","activityType":"p","content":{"n":1e2,"big":12345678901234567890},"subagentRunId":"s","metadata":{"m":1}}]`,
+		},
+		{
+			name:     "delta on an activity without content",
+			reason:   "the patch applies to {}; content is appended and activityType replaced in place; metadata merged",
+			messages: `[{"id":"a","role":"activity","activityType":"p"}]`,
+			events:   []string{`{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"q","patch":[{"op":"add","path":"/x","value":1.10}],"metadata":{"k":1}}`},
+			want:     `[{"id":"a","role":"activity","activityType":"q","metadata":{"k":1},"content":{"x":1.10}}]`,
+		},
+		{
+			name:     "failed delta keeps metadata out",
+			reason:   "a failing patch leaves the message unchanged, metadata included (the reference merges the metadata first and keeps it)",
+			messages: `[{"id":"a","role":"activity","activityType":"p","content":{}}]`,
+			events:   []string{`{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"q","patch":[{"op":"remove","path":"/x"}],"metadata":{"k":1}}`},
+			want:     `[{"id":"a","role":"activity","activityType":"p","content":{}}]`,
+			warn:     []error{ErrPatchFailed},
+		},
+	})
+}
+
+// TestActivityMalformed checks that an activity event with a required field
+// missing or of the wrong type, or a malformed patch, is fatal and changes
+// nothing.
+func TestActivityMalformed(t *testing.T) {
+	held := `[{"id":"a","role":"activity","activityType":"p","content":{"x":1}}]`
+	var cases []eventCase
+	for ev, err := range map[string]error{
+		`{"type":"ACTIVITY_SNAPSHOT","activityType":"p","content":{}}`:                             ErrMalformedEvent,
+		`{"type":"ACTIVITY_SNAPSHOT","messageId":"a","content":{}}`:                                ErrMalformedEvent,
+		`{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"p"}`:                          ErrMalformedEvent,
+		`{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"p","content":null}`:           ErrMalformedEvent,
+		`{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"p","content":[1]}`:            ErrMalformedEvent,
+		`{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"p","content":{},"replace":1}`: ErrMalformedEvent,
+		`{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"p"}`:                             ErrMalformedPatch,
+		`{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"p","patch":{}}`:                  ErrMalformedPatch,
+		`{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"p","patch":[{"op":"nope"}]}`:     ErrMalformedPatch,
+		`{"type":"ACTIVITY_DELTA","messageId":"zz","activityType":"p","patch":[{"op":"add"}]}`:     ErrMalformedPatch,
+		`{"type":"ACTIVITY_DELTA","activityType":"p","patch":[]}`:                                  ErrMalformedEvent,
+		`{"type":"ACTIVITY_DELTA","messageId":"a","patch":[]}`:                                     ErrMalformedEvent,
+	} {
+		cases = append(cases, eventCase{name: ev, reason: "a required field is missing or of the wrong type",
+			messages: held, events: []string{ev}, want: held, fatal: err})
+	}
+	runEventCases(t, cases)
+}
+
+// TestActivityWarnings checks that a failing ACTIVITY_DELTA reports the
+// *PatchError in Change.Warning and, unlike a failing STATE_DELTA, does not
+// mark the state diverged.
+func TestActivityWarnings(t *testing.T) {
+	c := New(nil)
+	var changes []Change
+	c.Subscribe(func(ch Change) { changes = append(changes, ch) })
+	for _, ev := range []string{
+		`{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"p","content":{}}`,
+		`{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"p","patch":[{"op":"replace","path":"/x","value":1}]}`,
+		`{"type":"ACTIVITY_DELTA","messageId":"zz","activityType":"p","patch":[]}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"a","delta":"x"}`,
+	} {
+		require.NoError(t, c.Apply([]byte(ev)))
+	}
+	require.Len(t, changes, 4)
+	assert.Nil(t, changes[0].Warning)
+	assert.Equal(t, []string{"a"}, changes[0].Added)
+	var pe *PatchError
+	require.ErrorAs(t, changes[1].Warning, &pe)
+	assert.ErrorIs(t, changes[1].Warning, ErrPatchFailed)
+	assert.Equal(t, PatchError{Index: 0, Op: "replace", Path: "/x", Err: pe.Err}, *pe)
+	assert.ErrorIs(t, changes[2].Warning, ErrNoTarget)
+	assert.ErrorIs(t, changes[3].Warning, ErrNoTarget)
+	for i, ch := range changes {
+		assert.False(t, ch.Diverged, "change %d", i)
+		assert.False(t, ch.Messages() && ch.Warning != nil, "a skipped event changes no message (change %d)", i)
+	}
+	assert.False(t, c.Diverged())
 }

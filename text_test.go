@@ -188,3 +188,104 @@ func TestTextReference(t *testing.T) {
 		},
 	})
 }
+
+// TestTextEvents checks every field of the text and reasoning events.
+func TestTextEvents(t *testing.T) {
+	runEventCases(t, []eventCase{
+		{
+			name:   "start with every field",
+			reason: "key order id, role, content, name, subagentRunId, metadata; timestamp and rawEvent are not copied",
+			events: []string{`{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"user","name":"n","subagentRunId":"s","metadata":{"a":1.50},"timestamp":1,"rawEvent":{"x":1}}`},
+			want:   `[{"id":"m1","role":"user","content":"","name":"n","subagentRunId":"s","metadata":{"a":1.50}}]`,
+		},
+		{
+			name:   "start with null optional fields",
+			reason: "an optional field may be null: role defaults to assistant, no name, no subagentRunId, no metadata",
+			events: []string{`{"type":"TEXT_MESSAGE_START","messageId":"m1","role":null,"name":null,"subagentRunId":null,"metadata":null}`},
+			want:   `[{"id":"m1","role":"assistant","content":""}]`,
+		},
+		{
+			name:   "reasoning start",
+			reason: "a reasoning message has role reasoning and no name",
+			events: []string{`{"type":"REASONING_MESSAGE_START","messageId":"r1","role":"reasoning","subagentRunId":"s","metadata":{"k":true}}`},
+			want:   `[{"id":"r1","role":"reasoning","content":"","subagentRunId":"s","metadata":{"k":true}}]`,
+		},
+		{
+			name:     "content appended at the end when missing",
+			reason:   "decision 7: a missing content member is appended",
+			messages: `[{"id":"a","role":"assistant","toolCalls":[]}]`,
+			events:   []string{`{"type":"TEXT_MESSAGE_CONTENT","messageId":"a","delta":"x\u00e9"}`},
+			want:     `[{"id":"a","role":"assistant","toolCalls":[],"content":"xé"}]`,
+		},
+		{
+			name:     "metadata merged in place",
+			reason:   "existing metadata members keep their place and take the event's value; new ones go last",
+			messages: `[{"id":"a","role":"assistant","metadata":{"x":1,"y":2},"content":"c"}]`,
+			events:   []string{`{"type":"TEXT_MESSAGE_END","messageId":"a","metadata":{"z":3,"x":9}}`},
+			want:     `[{"id":"a","role":"assistant","metadata":{"x":9,"y":2,"z":3},"content":"c"}]`,
+		},
+		{
+			name:     "metadata that is not an object is replaced",
+			reason:   "only an object can be merged into",
+			messages: `[{"id":"a","role":"assistant","content":"c","metadata":"old"}]`,
+			events:   []string{`{"type":"REASONING_MESSAGE_END","messageId":"a","metadata":{"k":1}}`},
+			want:     `[{"id":"a","role":"assistant","content":"c","metadata":{"k":1}}]`,
+		},
+		{
+			name:     "reasoning start and end markers change nothing",
+			reason:   "REASONING_START and REASONING_END build no message",
+			messages: `[{"id":"u","role":"user","content":"hi"}]`,
+			events:   []string{`{"type":"REASONING_START","messageId":"r0"}`, `{"type":"REASONING_END","messageId":"r0","metadata":{"k":1}}`},
+			want:     `[{"id":"u","role":"user","content":"hi"}]`,
+		},
+		{
+			name:     "encrypted value replaced in place",
+			reason:   "a second value for one entity replaces the first where it is",
+			messages: `[{"id":"u","role":"user","encryptedValue":"old","content":"hi"}]`,
+			events:   []string{`{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"u","encryptedValue":"new"}`},
+			want:     `[{"id":"u","role":"user","encryptedValue":"new","content":"hi"}]`,
+		},
+		{
+			name:     "unknown id",
+			reason:   "decision 3: skipped with a warning",
+			messages: `[{"id":"u","role":"user","content":"hi"}]`,
+			events:   []string{`{"type":"REASONING_MESSAGE_END","messageId":"nope"}`},
+			want:     `[{"id":"u","role":"user","content":"hi"}]`,
+			warn:     []error{ErrNoTarget},
+		},
+	})
+}
+
+// TestTextMalformed checks that a text or reasoning event with a required
+// field missing or of the wrong type is fatal and changes nothing.
+func TestTextMalformed(t *testing.T) {
+	held := `[{"id":"m1","role":"assistant","content":"a"}]`
+	var cases []eventCase
+	for _, ev := range []string{
+		`{"type":"TEXT_MESSAGE_START"}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":1}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":""}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"m2","role":1}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"m2","name":false}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"m2","subagentRunId":7}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"m2","metadata":[1]}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1"}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":null}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":5}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"x","metadata":"m"}`,
+		`{"type":"TEXT_MESSAGE_END","messageId":null}`,
+		`{"type":"TEXT_MESSAGE_END","messageId":"m1","subagentRunId":{}}`,
+		`{"type":"REASONING_MESSAGE_START","messageId":"r1"}`,
+		`{"type":"REASONING_MESSAGE_CONTENT","messageId":"m1","delta":[]}`,
+		`{"type":"REASONING_MESSAGE_END"}`,
+		`{"type":"REASONING_START"}`,
+		`{"type":"REASONING_END","messageId":3}`,
+		`{"type":"REASONING_ENCRYPTED_VALUE","entityId":"m1","encryptedValue":"e"}`,
+		`{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","encryptedValue":"e"}`,
+		`{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"m1","encryptedValue":1}`,
+	} {
+		cases = append(cases, eventCase{name: ev, reason: "a required field is missing or of the wrong type",
+			messages: held, events: []string{ev}, want: held, fatal: ErrMalformedEvent})
+	}
+	runEventCases(t, cases)
+}

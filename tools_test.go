@@ -115,3 +115,90 @@ func TestToolsReference(t *testing.T) {
 		},
 	})
 }
+
+// TestToolEvents checks every field of the tool call events.
+func TestToolEvents(t *testing.T) {
+	call := `{"id":"c1","type":"function","function":{"name":"f","arguments":""}}`
+	runEventCases(t, []eventCase{
+		{
+			name:   "start creates an assistant message",
+			reason: "key order id, role, toolCalls, subagentRunId; the metadata goes to the tool call",
+			events: []string{`{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f","subagentRunId":"s","metadata":{"m":1},"timestamp":2}`},
+			want:   `[{"id":"c1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":""},"metadata":{"m":1}}],"subagentRunId":"s"}]`,
+		},
+		{
+			name:     "start on an assistant without toolCalls",
+			reason:   "toolCalls is appended as the last member; subagentRunId is not added to a held message",
+			messages: `[{"id":"a1","role":"assistant","content":"x"}]`,
+			events:   []string{`{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f","parentMessageId":"a1","subagentRunId":"s"}`},
+			want:     `[{"id":"a1","role":"assistant","content":"x","toolCalls":[` + call + `]}]`,
+		},
+		{
+			name:     "start whose own id names a user message",
+			reason:   "the reference would add a second message c1; we never hold two messages with one id, so the event is skipped",
+			messages: `[{"id":"c1","role":"user","content":"hi"}]`,
+			events:   []string{`{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f"}`},
+			want:     `[{"id":"c1","role":"user","content":"hi"}]`,
+			warn:     []error{ErrNoTarget},
+		},
+		{
+			name:     "start whose own id names an assistant message",
+			reason:   "the reference would add a second message c1; we add the call to the held assistant message",
+			messages: `[{"id":"c1","role":"assistant","content":""}]`,
+			events:   []string{`{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f","parentMessageId":""}`},
+			want:     `[{"id":"c1","role":"assistant","content":"","toolCalls":[` + call + `]}]`,
+		},
+		{
+			name:     "args and end merge metadata into the tool call",
+			reason:   "the tool call, not the message, takes the metadata of TOOL_CALL_ARGS and TOOL_CALL_END",
+			messages: `[{"id":"a1","role":"assistant","toolCalls":[` + call + `]}]`,
+			events: []string{
+				`{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{\"n\":1.0}","metadata":{"a":1}}`,
+				`{"type":"TOOL_CALL_END","toolCallId":"c1","metadata":{"b":2}}`,
+			},
+			want: `[{"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"n\":1.0}"},"metadata":{"a":1,"b":2}}]}]`,
+		},
+		{
+			name:     "args on a call without a function object",
+			reason:   "there is nothing to append to: skipped with a warning",
+			messages: `[{"id":"a1","role":"assistant","toolCalls":[{"id":"c1"}]}]`,
+			events:   []string{`{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"x"}`},
+			want:     `[{"id":"a1","role":"assistant","toolCalls":[{"id":"c1"}]}]`,
+			warn:     []error{ErrNoTarget},
+		},
+		{
+			name:     "result with every field",
+			reason:   "key order id, toolCallId, role, content, subagentRunId, metadata; an empty role is tool; error is not copied",
+			messages: `[{"id":"a1","role":"assistant","toolCalls":[` + call + `]},{"id":"t0","role":"tool","toolCallId":"c0","content":"r"},{"id":"u","role":"user","content":"next"}]`,
+			events:   []string{`{"type":"TOOL_CALL_RESULT","messageId":"t1","toolCallId":"c1","content":[{"type":"text","text":"ok"}],"role":"","subagentRunId":"s","metadata":{"k":1},"error":"e"}`},
+			want:     `[{"id":"a1","role":"assistant","toolCalls":[` + call + `]},{"id":"t0","role":"tool","toolCallId":"c0","content":"r"},{"id":"t1","toolCallId":"c1","role":"tool","content":[{"type":"text","text":"ok"}],"subagentRunId":"s","metadata":{"k":1}},{"id":"u","role":"user","content":"next"}]`,
+		},
+	})
+}
+
+// TestToolMalformed checks that a tool event with a required field missing
+// or of the wrong type is fatal and changes nothing.
+func TestToolMalformed(t *testing.T) {
+	held := `[{"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":""}}]}]`
+	var cases []eventCase
+	for _, ev := range []string{
+		`{"type":"TOOL_CALL_START","toolCallName":"f"}`,
+		`{"type":"TOOL_CALL_START","toolCallId":"c2"}`,
+		`{"type":"TOOL_CALL_START","toolCallId":"c2","toolCallName":1}`,
+		`{"type":"TOOL_CALL_START","toolCallId":"c2","toolCallName":"f","parentMessageId":1}`,
+		`{"type":"TOOL_CALL_START","toolCallId":"c2","toolCallName":"f","metadata":true}`,
+		`{"type":"TOOL_CALL_ARGS","toolCallId":"c1"}`,
+		`{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":{}}`,
+		`{"type":"TOOL_CALL_END","toolCallId":""}`,
+		`{"type":"TOOL_CALL_RESULT","messageId":"t1","toolCallId":"c1"}`,
+		`{"type":"TOOL_CALL_RESULT","messageId":"t1","toolCallId":"c1","content":null}`,
+		`{"type":"TOOL_CALL_RESULT","messageId":"t1","toolCallId":"c1","content":5}`,
+		`{"type":"TOOL_CALL_RESULT","messageId":"t1","content":"r"}`,
+		`{"type":"TOOL_CALL_RESULT","toolCallId":"c1","content":"r"}`,
+		`{"type":"TOOL_CALL_RESULT","messageId":"t1","toolCallId":"c1","content":"r","role":2}`,
+	} {
+		cases = append(cases, eventCase{name: ev, reason: "a required field is missing or of the wrong type",
+			messages: held, events: []string{ev}, want: held, fatal: ErrMalformedEvent})
+	}
+	runEventCases(t, cases)
+}
