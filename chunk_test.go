@@ -1,6 +1,11 @@
 package aguistate
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
 
 // TestChunkReference runs the reference-client cases for chunk events (run
 // with the reference's pipeline, which transforms chunks).
@@ -133,4 +138,160 @@ func TestChunkReference(t *testing.T) {
 			want: `[{"id":"m1","role":"assistant","content":"z","subagentRunId":"s1","metadata":{"k":1,"k2":2}}]`,
 		},
 	})
+}
+
+// TestChunkLanes checks the chunk streams: lanes, continuation rules and
+// the events that close a stream.
+func TestChunkLanes(t *testing.T) {
+	runEventCases(t, []eventCase{
+		{
+			name:   "two subagent lanes interleaved",
+			reason: "each lane has its own stream; a chunk with an open stream's id goes to its lane",
+			events: []string{
+				`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","subagentRunId":"s1","delta":"a"}`,
+				`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m2","subagentRunId":"s2","delta":"x"}`,
+				`{"type":"TEXT_MESSAGE_CHUNK","subagentRunId":"s1","delta":"b"}`,
+				`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m2","delta":"y"}`,
+			},
+			want: `[{"id":"m1","role":"assistant","content":"ab","subagentRunId":"s1"},{"id":"m2","role":"assistant","content":"xy","subagentRunId":"s2"}]`,
+		},
+		{
+			name:   "ambiguous chunk",
+			reason: "no id, no subagentRunId, no parent stream and two lanes with a text stream: the reference errors",
+			events: []string{
+				`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","subagentRunId":"s1"}`,
+				`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m2","subagentRunId":"s2"}`,
+				`{"type":"TEXT_MESSAGE_CHUNK","delta":"?"}`,
+			},
+			want:  `[{"id":"m1","role":"assistant","content":"","subagentRunId":"s1"},{"id":"m2","role":"assistant","content":"","subagentRunId":"s2"}]`,
+			fatal: ErrMalformedEvent,
+		},
+		{
+			name:   "subagent mismatch",
+			reason: "m1 is open in lane s1; a chunk for m1 from s2 is an error in the reference",
+			events: []string{
+				`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","subagentRunId":"s1","delta":"a"}`,
+				`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","subagentRunId":"s2","delta":"b"}`,
+			},
+			want:  `[{"id":"m1","role":"assistant","content":"a","subagentRunId":"s1"}]`,
+			fatal: ErrMalformedEvent,
+		},
+		{
+			name:   "name conflict",
+			reason: "decision 4: a continuing chunk may repeat the name only with the same value",
+			events: []string{
+				`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","delta":"a"}`,
+				`{"type":"TEXT_MESSAGE_CHUNK","name":"n","delta":"b"}`,
+			},
+			want:  `[{"id":"m1","role":"assistant","content":"a"}]`,
+			fatal: ErrMalformedEvent,
+		},
+		{
+			name:   "parentMessageId conflict",
+			reason: "decision 4: a continuing tool chunk may repeat parentMessageId only with the same value",
+			events: []string{
+				`{"type":"TOOL_CALL_CHUNK","toolCallId":"c1","toolCallName":"f","parentMessageId":"p"}`,
+				`{"type":"TOOL_CALL_CHUNK","toolCallId":"c1","toolCallName":"f","parentMessageId":"q","delta":"{}"}`,
+			},
+			want:  `[{"id":"p","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":""}}]}]`,
+			fatal: ErrMalformedEvent,
+		},
+		{
+			name:   "same role and name continue",
+			reason: "repeating the stream's role and name is allowed",
+			events: []string{
+				`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","role":"user","name":"n","delta":"a"}`,
+				`{"type":"TEXT_MESSAGE_CHUNK","role":"user","name":"n","delta":"b"}`,
+			},
+			want: `[{"id":"m1","role":"user","content":"ab","name":"n"}]`,
+		},
+		{
+			name:   "metadata-only chunk",
+			reason: "a continuing chunk with metadata and no delta applies an empty CONTENT carrying the metadata",
+			events: []string{
+				`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","delta":"a"}`,
+				`{"type":"TEXT_MESSAGE_CHUNK","metadata":{"k":1}}`,
+			},
+			want: `[{"id":"m1","role":"assistant","content":"a","metadata":{"k":1}}]`,
+		},
+		{
+			name:   "explicit event closes its own lane",
+			reason: "a TEXT_MESSAGE_CONTENT in the parent lane closes the parent stream, so the next id-less chunk must open one",
+			events: []string{
+				`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","delta":"a"}`,
+				`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"b"}`,
+				`{"type":"TEXT_MESSAGE_CHUNK","delta":"c"}`,
+			},
+			want:  `[{"id":"m1","role":"assistant","content":"ab"}]`,
+			fatal: ErrMalformedEvent,
+		},
+		{
+			name:   "explicit event of another lane, RAW and ACTIVITY keep the stream",
+			reason: "an event closes only its own lane; RAW, ACTIVITY_* and REASONING_ENCRYPTED_VALUE close nothing",
+			events: []string{
+				`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","delta":"a"}`,
+				`{"type":"STEP_STARTED","stepName":"s","subagentRunId":"other"}`,
+				`{"type":"RAW","event":{}}`,
+				`{"type":"ACTIVITY_SNAPSHOT","messageId":"act","activityType":"p","content":{}}`,
+				`{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"m1","encryptedValue":"e"}`,
+				`{"type":"TEXT_MESSAGE_CHUNK","delta":"b"}`,
+			},
+			want: `[{"id":"m1","role":"assistant","content":"ab","encryptedValue":"e"},{"id":"act","role":"activity","activityType":"p","content":{}}]`,
+		},
+		{
+			name:   "RUN_FINISHED closes every lane",
+			reason: "RUN_*, MESSAGES_SNAPSHOT close all streams",
+			events: []string{
+				`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","subagentRunId":"s1","delta":"a"}`,
+				`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`,
+				`{"type":"TEXT_MESSAGE_CHUNK","subagentRunId":"s1","delta":"b"}`,
+			},
+			want:  `[{"id":"m1","role":"assistant","content":"a","subagentRunId":"s1"}]`,
+			fatal: ErrMalformedEvent,
+		},
+		{
+			name:   "SUBAGENT_FINISHED closes its lane",
+			reason: "SUBAGENT_FINISHED and SUBAGENT_ERROR close the subagent's stream",
+			events: []string{
+				`{"type":"REASONING_MESSAGE_CHUNK","messageId":"r1","subagentRunId":"s1","delta":"a"}`,
+				`{"type":"SUBAGENT_FINISHED","subagentRunId":"s1"}`,
+				`{"type":"REASONING_MESSAGE_CHUNK","subagentRunId":"s1","delta":"b"}`,
+			},
+			want:  `[{"id":"r1","role":"reasoning","content":"a","subagentRunId":"s1"}]`,
+			fatal: ErrMalformedEvent,
+		},
+		{
+			name:     "tool chunk on an existing call",
+			reason:   "the synthesized START is skipped (decision 2) and warned about; the ARGS still append",
+			messages: `[{"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{"}}]}]`,
+			events:   []string{`{"type":"TOOL_CALL_CHUNK","toolCallId":"c1","toolCallName":"f","delta":"}"}`},
+			want:     `[{"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]}]`,
+			warn:     []error{ErrNoTarget},
+		},
+		{
+			name:   "delta of the wrong type",
+			reason: "optional fields may be absent or null, not of another type",
+			events: []string{`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","delta":1}`},
+			want:   `[]`,
+			fatal:  ErrMalformedEvent,
+		},
+		{
+			name:   "explicit event with a subagentRunId of the wrong type",
+			reason: "the lane an event closes comes from its subagentRunId, which must be a string",
+			events: []string{`{"type":"CUSTOM","name":"n","value":1,"subagentRunId":1}`},
+			want:   `[]`,
+			fatal:  ErrMalformedEvent,
+		},
+	})
+}
+
+// TestChunkFatalKeepsStreams checks that a fatal chunk leaves the open
+// streams as they were: the stream it failed to continue is still open.
+func TestChunkFatalKeepsStreams(t *testing.T) {
+	c := New(nil)
+	require.NoError(t, c.Apply([]byte(`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","delta":"a"}`)))
+	err := c.Apply([]byte(`{"type":"TEXT_MESSAGE_CHUNK","role":"user","delta":"x"}`))
+	require.ErrorIs(t, err, ErrMalformedEvent)
+	require.NoError(t, c.Apply([]byte(`{"type":"TEXT_MESSAGE_CHUNK","delta":"b"}`)))
+	assert.Equal(t, `[{"id":"m1","role":"assistant","content":"ab"}]`, messagesJSON(c))
 }
