@@ -82,10 +82,12 @@ func (c *Consumer) Diverged() bool { return c.cur.Load().diverged }
 // Apply applies one event, given as its JSON text in the AG-UI wire form.
 //
 // It returns nil when the event was applied, passed over (a type the
-// Consumer does not act on), or skipped as a warning: a well-formed patch
-// that fails to apply (ErrPatchFailed) leaves everything as it was, marks
-// the state diverged, and is reported to subscribers ([Change].Warning) and
-// to [Options.Logger].
+// Consumer does not act on), or skipped as a warning, which leaves
+// everything as it was and is reported to subscribers ([Change].Warning)
+// and to [Options.Logger]: a well-formed patch that fails to apply
+// (ErrPatchFailed; a STATE_DELTA's also marks the state diverged), or an
+// event naming a message or tool call that does not exist or cannot take it
+// (ErrNoTarget).
 //
 // It returns an *EventError for a fatal error, wrapping ErrMalformedEvent,
 // ErrMalformedPatch (with a *PatchError), ErrMalformedMessages or
