@@ -20,8 +20,10 @@ type Change struct {
 	// Added, Replaced and Removed are the ids of the messages that the event
 	// appended or inserted, changed in place (by value), and dropped.
 	Added, Replaced, Removed []string
-	// Warning is the *EventError for a skipped event (wrapping
-	// ErrPatchFailed), or nil.
+	// Warning is the *EventError for a skipped event, wrapping
+	// ErrPatchFailed (a STATE_DELTA or ACTIVITY_DELTA patch that failed to
+	// apply) or ErrNoTarget, or nil. For a chunk event it reports the part
+	// that was skipped; the rest of the chunk applies.
 	Warning error
 	// Diverged is the Consumer's [Consumer.Diverged] after the event.
 	Diverged bool

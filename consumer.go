@@ -82,10 +82,12 @@ func (c *Consumer) Diverged() bool { return c.cur.Load().diverged }
 // Apply applies one event, given as its JSON text in the AG-UI wire form.
 //
 // It returns nil when the event was applied, passed over (a type the
-// Consumer does not act on), or skipped as a warning: a well-formed patch
-// that fails to apply (ErrPatchFailed) leaves everything as it was, marks
-// the state diverged, and is reported to subscribers ([Change].Warning) and
-// to [Options.Logger].
+// Consumer does not act on), or skipped as a warning, which leaves
+// everything as it was and is reported to subscribers ([Change].Warning)
+// and to [Options.Logger]: a well-formed patch that fails to apply
+// (ErrPatchFailed; a STATE_DELTA's also marks the state diverged), or an
+// event naming a message or tool call that does not exist or cannot take it
+// (ErrNoTarget).
 //
 // It returns an *EventError for a fatal error, wrapping ErrMalformedEvent,
 // ErrMalformedPatch (with a *PatchError), ErrMalformedMessages or
@@ -123,7 +125,9 @@ func (c *Consumer) Apply(event []byte) error {
 // (AG-UI RunAgentInput: threadId, runId, state, messages, ...). The input's
 // state, when present, becomes the state and the baseline of the run's
 // deltas (spec, STATE_DELTA); its messages that the Consumer does not hold
-// (by id) are appended in order. Messages in a run input may lack an id.
+// (by id) are appended in order, the first of two with one id winning.
+// Messages in a run input may lack an id. Its threadId is the one
+// [Consumer.NextInput] uses.
 // It returns an error wrapping ErrMalformedEvent or ErrMalformedMessages,
 // and then changes nothing.
 func (c *Consumer) StartRun(input []byte) error {
@@ -141,27 +145,5 @@ func (c *Consumer) StartRun(input []byte) error {
 		return err
 	}
 	c.cur.Store(&t.next)
-	return nil
-}
-
-// runInput makes a run input's state the state and appends its messages
-// that are not held.
-func (t *txn) runInput(input *jsonv.Node) error {
-	if s := input.Get("state"); s != nil {
-		t.next.state, t.next.diverged = s, false
-	}
-	ms := input.Get("messages")
-	if ms == nil {
-		return nil
-	}
-	add, err := decodeMessages(ms, true)
-	if err != nil {
-		return err
-	}
-	for _, m := range add {
-		if _, _, held := t.message(m.ID); !held || m.ID == "" {
-			t.appendMessage(m)
-		}
-	}
 	return nil
 }

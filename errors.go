@@ -21,9 +21,10 @@ var (
 	ErrMalformedPatch = errors.New("aguistate: malformed patch")
 
 	// ErrPatchFailed reports a well-formed patch that could not be applied
-	// (RFC 6902 section 5). It is a warning: the event is skipped, nothing
-	// changes, and the state is marked as diverged until the next
-	// STATE_SNAPSHOT.
+	// (RFC 6902 section 5). It is a warning: the event is skipped and nothing
+	// changes. A failed STATE_DELTA also marks the state as diverged until
+	// the next STATE_SNAPSHOT or run input state; a failed ACTIVITY_DELTA
+	// does not.
 	ErrPatchFailed = errors.New("aguistate: patch failed to apply")
 
 	// ErrNoTarget reports an event that names a message or tool call that

@@ -1,11 +1,14 @@
 package aguistate
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/aguistate/aguistate/internal/jsonv"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -39,4 +42,90 @@ func assertJSONEqual(t testing.TB, want, got *jsonv.Node, msg ...any) {
 	if !jsonv.Equal(want, got) {
 		t.Errorf("JSON values differ %v\nwant: %s\n got: %s", msg, jsonv.Marshal(want), jsonv.Marshal(got))
 	}
+}
+
+// eventCase is one table row for the event handlers: a Consumer starts from
+// state and messages (a run input's), applies events in order, and must end
+// with the expected messages and state, byte for byte (member order counts).
+type eventCase struct {
+	name, reason string
+	state        string   // starting state; "" means {}
+	messages     string   // starting messages; "" means []
+	events       []string // the stream
+	want         string   // messages after the stream (exact JSON text)
+	wantState    string   // state after the stream; "" means unchanged
+	warn         []error  // the sentinel of each warning, in order
+	fatal        error    // the sentinel of the last event's fatal error, or nil
+}
+
+// newCase returns a Consumer started from c's state and messages.
+func newCase(t *testing.T, c eventCase) *Consumer {
+	t.Helper()
+	state, messages := c.state, c.messages
+	if state == "" {
+		state = "{}"
+	}
+	if messages == "" {
+		messages = "[]"
+	}
+	con := New(nil)
+	require.NoError(t, con.StartRun([]byte(`{"state":`+state+`,"messages":`+messages+`}`)))
+	return con
+}
+
+// runEventCases runs the rows in parallel. For a fatal row the last event
+// must fail with an *EventError wrapping c.fatal and leave the state, the
+// messages and the pending interrupts as they were.
+func runEventCases(t *testing.T, cases []eventCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			con := newCase(t, c)
+			startState := con.State().String()
+			var warns []error
+			con.Subscribe(func(ch Change) {
+				if ch.Warning != nil {
+					warns = append(warns, ch.Warning)
+				}
+			})
+			for i, ev := range c.events {
+				last := i == len(c.events)-1
+				if last && c.fatal != nil {
+					before := snapshot(con)
+					err := con.Apply([]byte(ev))
+					var ee *EventError
+					require.ErrorAs(t, err, &ee, "the last event must be fatal; %s", c.reason)
+					assert.ErrorIs(t, err, c.fatal)
+					assert.Equal(t, i+1, ee.Index)
+					assert.Equal(t, before, snapshot(con), "a fatal event changes nothing")
+					break
+				}
+				require.NoError(t, con.Apply([]byte(ev)), "event %d; %s", i+1, c.reason)
+			}
+			assert.Equal(t, c.want, messagesJSON(con), c.reason)
+			wantState := c.wantState
+			if wantState == "" {
+				wantState = startState
+			}
+			assert.Equal(t, wantState, con.State().String(), "state; %s", c.reason)
+			require.Len(t, warns, len(c.warn), "warnings %v; %s", warns, c.reason)
+			for i, w := range c.warn {
+				var ee *EventError
+				assert.ErrorAs(t, warns[i], &ee)
+				assert.ErrorIs(t, warns[i], w)
+			}
+		})
+	}
+}
+
+// messagesJSON returns the Consumer's messages as one JSON array.
+func messagesJSON(c *Consumer) string { return string(jsonv.Marshal(encodeMessages(c.Messages()))) }
+
+// snapshot returns everything a fatal event must leave unchanged.
+func snapshot(c *Consumer) string {
+	v := c.cur.Load()
+	ins, _ := json.Marshal(c.Interrupts())
+	return fmt.Sprintf("state=%s\nmessages=%s\ninterrupts=%s\ndiverged=%v thread=%q run=%q\nchunks=%+v",
+		c.State(), messagesJSON(c), ins, v.diverged, v.threadID, v.runID, v.chunks)
 }

@@ -1,6 +1,8 @@
 package aguistate
 
 import (
+	"fmt"
+
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
@@ -11,6 +13,10 @@ type view struct {
 	messages []Message
 	index    map[string]int // message id → position; messages without an id are not in it
 	diverged bool
+
+	threadID, runID string        // of the last run started, "" before one
+	interrupts      []*jsonv.Node // pending interrupts of the last run; never edited
+	chunks          []chunkStream // open chunk streams, one per lane; never edited
 }
 
 // txn is the work of applying one event: the view before it, the view being
@@ -52,6 +58,14 @@ func (t *txn) editIndex() {
 			idx[k] = v
 		}
 		t.next.index, t.ownIndex = idx, true
+	}
+}
+
+// noTarget skips the event with an ErrNoTarget warning. The first reason
+// given by an event is kept.
+func (t *txn) noTarget(format string, args ...any) {
+	if t.warn == nil {
+		t.warn = fmt.Errorf("%w: %s", ErrNoTarget, fmt.Sprintf(format, args...))
 	}
 }
 

@@ -1,0 +1,112 @@
+package aguistate
+
+import (
+	"github.com/aguistate/aguistate/internal/jsonv"
+)
+
+// Activity messages (AG-UI ACTIVITY_SNAPSHOT and ACTIVITY_DELTA): client-side
+// messages {id, role: "activity", activityType, content (an object),
+// subagentRunId?, metadata?} that never travel to the producer.
+
+// activitySnapshot applies ACTIVITY_SNAPSHOT. A message with a new id is
+// appended. When "replace" is true (the default), a held activity message
+// keeps its other members and their order and takes the event's
+// activityType, content and subagentRunId (removed when the event has none),
+// and a held message of any other role is replaced by the new activity
+// message in place. When "replace" is false a held message keeps its
+// content; an activity message still takes the event's metadata.
+func (t *txn) activitySnapshot(ev *jsonv.Node) error {
+	id, err := idField(ev, "messageId")
+	if err != nil {
+		return err
+	}
+	if _, err := stringField(ev, "activityType"); err != nil {
+		return err
+	}
+	content, err := objectField(ev, "content")
+	if err != nil {
+		return err
+	}
+	replacing, err := optBool(ev, "replace", true)
+	if err != nil {
+		return err
+	}
+	sub, err := optField(ev, "subagentRunId", jsonv.String)
+	if err != nil {
+		return err
+	}
+	meta, err := metadata(ev)
+	if err != nil {
+		return err
+	}
+	typ := ev.Get("activityType")
+	m, i, held := t.message(id)
+	built := func() *jsonv.Node {
+		return mergeMetadata(newObject([]string{"id", "role", "activityType", "content", "subagentRunId"},
+			jsonv.NewString(id), jsonv.NewString(roleActivity), typ, content, sub), meta)
+	}
+	switch {
+	case !held:
+		t.appendMessage(Message{ID: id, Role: roleActivity, v: built()})
+	case m.Role == roleActivity:
+		v := m.v
+		if replacing {
+			v = withMember(withMember(v, "activityType", typ), "content", content)
+			if sub != nil {
+				v = withMember(v, "subagentRunId", sub)
+			} else {
+				v = withoutMember(v, "subagentRunId")
+			}
+		}
+		t.setMessage(i, messageOf(mergeMetadata(v, meta)))
+	case replacing:
+		t.setMessage(i, Message{ID: id, Role: roleActivity, v: built()})
+	}
+	return nil
+}
+
+// activityDelta applies ACTIVITY_DELTA: the RFC 6902 patch is applied to
+// the activity message's content ({} when it has none), atomically, through
+// the engine STATE_DELTA uses. A malformed patch is fatal (ErrMalformedPatch).
+// A patch that fails to apply, or a message that is not held or not an
+// activity message, skips the event with a warning; it never marks the state
+// diverged. On success the message takes the new content, the event's
+// activityType and its metadata.
+func (t *txn) activityDelta(ev *jsonv.Node) error {
+	id, err := idField(ev, "messageId")
+	if err != nil {
+		return err
+	}
+	if _, err := stringField(ev, "activityType"); err != nil {
+		return err
+	}
+	ops, err := decodePatch(ev.Get("patch"))
+	if err != nil {
+		return err
+	}
+	meta, err := metadata(ev)
+	if err != nil {
+		return err
+	}
+	m, i, held := t.message(id)
+	switch {
+	case !held:
+		t.noTarget("no message %q", id)
+		return nil
+	case m.Role != roleActivity:
+		t.noTarget("message %q is not an activity message", id)
+		return nil
+	}
+	content := m.v.Get("content")
+	if content == nil || content.Kind() == jsonv.Null {
+		content = jsonv.NewObject(nil, nil)
+	}
+	content, err = applyPatch(content, ops)
+	if err != nil {
+		t.warn = err
+		return nil
+	}
+	v := withMember(mergeMetadata(m.v, meta), "content", content)
+	t.setMessage(i, messageOf(withMember(v, "activityType", ev.Get("activityType"))))
+	return nil
+}

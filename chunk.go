@@ -1,0 +1,297 @@
+package aguistate
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/aguistate/aguistate/internal/jsonv"
+)
+
+// Chunk events (AG-UI TEXT_MESSAGE_CHUNK, REASONING_MESSAGE_CHUNK and
+// TOOL_CALL_CHUNK) open, extend and close a message or tool call by
+// themselves. They apply as the reference client's transformChunks expands
+// them into START, CONTENT (or ARGS) and END events:
+//
+//   - Each lane (a subagentRunId; "" for the parent agent) has at most one
+//     open chunk stream. A chunk goes to the lane of the open stream of its
+//     kind with its id; else to the lane its subagentRunId names; else, with
+//     neither id nor subagentRunId, to the parent lane when that has a stream
+//     of its kind open, or to the one lane that has (two or more: fatal).
+//   - A chunk continues its lane's stream when the stream is of its kind and
+//     the chunk has no id or the stream's. A role, name, toolCallName or
+//     parentMessageId it repeats must equal the stream's (else fatal).
+//   - Otherwise it closes the lane's stream and opens a new one, which needs
+//     an id (and, for a tool call, a toolCallName; else fatal), applying the
+//     START the reference synthesizes: role defaults to "assistant".
+//   - A delta (or rawEvent) is then applied as CONTENT or ARGS.
+//   - Explicit text, reasoning, tool, state, step and custom events close the
+//     stream of their own lane; RUN_* and MESSAGES_SNAPSHOT close all;
+//     SUBAGENT_FINISHED and SUBAGENT_ERROR close their subagent's lane.
+//
+// Closing a stream changes no message: the END the reference synthesizes
+// carries no metadata. The open streams are Consumer state (view.chunks), so
+// that a fatal chunk leaves them as they were.
+
+// chunkKind is the kind of a chunk stream.
+type chunkKind uint8
+
+const (
+	chunkText chunkKind = iota + 1
+	chunkReasoning
+	chunkTool
+)
+
+func (k chunkKind) String() string {
+	switch k {
+	case chunkText:
+		return "text message"
+	case chunkReasoning:
+		return "reasoning message"
+	}
+	return "tool call"
+}
+
+// chunkStream is an open chunk stream, or the stream a chunk describes. It
+// is never changed once it is in a view.
+type chunkStream struct {
+	lane string // subagentRunId of the lane, "" for the parent agent
+	kind chunkKind
+	id   string // messageId or toolCallId
+
+	role, name, parent          string // text: role, name; tool: toolCallName, parentMessageId
+	hasRole, hasName, hasParent bool
+}
+
+// chunk is one parsed chunk event.
+type chunk struct {
+	chunkStream
+	hasID    bool
+	sub      string // subagentRunId
+	hasSub   bool
+	subNull  bool // "subagentRunId": null
+	delta    string
+	hasDelta bool
+	raw      bool // rawEvent present
+	meta     *jsonv.Node
+}
+
+// readChunk parses the fields common to the chunk events; idName names the
+// id member.
+func readChunk(ev *jsonv.Node, kind chunkKind, idName string) (c chunk, err error) {
+	c.kind = kind
+	if c.id, c.hasID, err = optID(ev, idName); err != nil {
+		return c, err
+	}
+	if c.sub, c.hasSub, err = optString(ev, "subagentRunId"); err != nil {
+		return c, err
+	}
+	if s := ev.Get("subagentRunId"); s != nil && s.Kind() == jsonv.Null {
+		c.subNull = true
+	}
+	if c.delta, c.hasDelta, err = optString(ev, "delta"); err != nil {
+		return c, err
+	}
+	if r := ev.Get("rawEvent"); r != nil && r.Kind() != jsonv.Null {
+		c.raw = true
+	}
+	c.meta, err = metadata(ev)
+	return c, err
+}
+
+// textChunk applies TEXT_MESSAGE_CHUNK.
+func (t *txn) textChunk(ev *jsonv.Node) error {
+	c, err := readChunk(ev, chunkText, "messageId")
+	if err != nil {
+		return err
+	}
+	if c.role, c.hasRole, err = optString(ev, "role"); err != nil {
+		return err
+	}
+	if c.name, c.hasName, err = optString(ev, "name"); err != nil {
+		return err
+	}
+	return t.applyChunk(c, "messageId")
+}
+
+// reasoningChunk applies REASONING_MESSAGE_CHUNK.
+func (t *txn) reasoningChunk(ev *jsonv.Node) error {
+	c, err := readChunk(ev, chunkReasoning, "messageId")
+	if err != nil {
+		return err
+	}
+	return t.applyChunk(c, "messageId")
+}
+
+// toolChunk applies TOOL_CALL_CHUNK.
+func (t *txn) toolChunk(ev *jsonv.Node) error {
+	c, err := readChunk(ev, chunkTool, "toolCallId")
+	if err != nil {
+		return err
+	}
+	if c.name, c.hasName, err = optString(ev, "toolCallName"); err != nil {
+		return err
+	}
+	if c.parent, c.hasParent, err = optString(ev, "parentMessageId"); err != nil {
+		return err
+	}
+	return t.applyChunk(c, "toolCallId")
+}
+
+// applyChunk continues or opens c's stream and applies its delta.
+func (t *txn) applyChunk(c chunk, idName string) error {
+	lane, err := t.chunkLane(c)
+	if err != nil {
+		return err
+	}
+	s, open := t.stream(lane)
+	opened := false
+	if open && s.kind == c.kind && (!c.hasID || c.id == s.id) {
+		if err := s.continues(c.chunkStream); err != nil {
+			return err
+		}
+	} else {
+		t.closeLane(lane)
+		if !c.hasID {
+			return fmt.Errorf("%w: the first %s chunk of a stream has no %q", ErrMalformedEvent, c.kind, idName)
+		}
+		if c.kind == chunkTool && !c.hasName {
+			return fmt.Errorf("%w: the first tool call chunk of a stream has no \"toolCallName\"", ErrMalformedEvent)
+		}
+		s = c.chunkStream
+		s.lane = lane
+		if s.kind == chunkText && !s.hasRole {
+			s.role, s.hasRole = roleAssistant, true
+		}
+		t.openStream(s)
+		t.startChunk(s, c)
+		opened = true
+	}
+	if c.hasDelta || c.raw || (!opened && (c.meta != nil || c.subNull)) {
+		if c.kind == chunkTool {
+			t.appendToolArgs(s.id, c.delta, c.meta)
+		} else {
+			t.appendText(s.id, c.delta, c.meta)
+		}
+	}
+	return nil
+}
+
+// startChunk applies the START event that opening stream s synthesizes.
+func (t *txn) startChunk(s chunkStream, c chunk) {
+	sub := stringOr(c.sub, c.hasSub)
+	switch s.kind {
+	case chunkText:
+		t.openText(s.id, s.role, stringOr(s.name, s.hasName), sub, c.meta)
+	case chunkReasoning:
+		t.openText(s.id, roleReasoning, nil, sub, c.meta)
+	default:
+		t.startToolCall(s.id, s.name, s.parent, sub, c.meta)
+	}
+}
+
+// continues checks that a chunk describing c may continue stream s: each of
+// role, name (toolCallName) and parentMessageId it has must equal s's.
+func (s chunkStream) continues(c chunkStream) error {
+	check := func(what, got string, has bool, want string, wantHas bool) error {
+		if !has || (wantHas && got == want) {
+			return nil
+		}
+		if !wantHas {
+			want = "(absent)"
+		}
+		return fmt.Errorf("%w: cannot continue %s %q: the chunk's %s %q is not the stream's %q",
+			ErrMalformedEvent, s.kind, s.id, what, got, want)
+	}
+	nameField := "name"
+	if s.kind == chunkTool {
+		nameField = "toolCallName"
+	}
+	if err := check("role", c.role, c.hasRole, s.role, s.hasRole); err != nil {
+		return err
+	}
+	if err := check(nameField, c.name, c.hasName, s.name, s.hasName); err != nil {
+		return err
+	}
+	return check("parentMessageId", c.parent, c.hasParent, s.parent, s.hasParent)
+}
+
+// chunkLane returns the lane chunk c belongs to.
+func (t *txn) chunkLane(c chunk) (string, error) {
+	if c.hasID {
+		for _, s := range t.next.chunks {
+			if s.kind == c.kind && s.id == c.id {
+				if c.hasSub && c.sub != s.lane {
+					return "", fmt.Errorf("%w: cannot continue %s %q: the chunk's subagentRunId %q is not the stream's %q",
+						ErrMalformedEvent, c.kind, c.id, c.sub, s.lane)
+				}
+				return s.lane, nil
+			}
+		}
+		return c.sub, nil
+	}
+	if c.hasSub {
+		return c.sub, nil
+	}
+	if s, ok := t.stream(""); ok && s.kind == c.kind {
+		return "", nil
+	}
+	lane, n := "", 0
+	for _, s := range t.next.chunks {
+		if s.kind == c.kind {
+			lane, n = s.lane, n+1
+		}
+	}
+	if n > 1 {
+		return "", fmt.Errorf("%w: a %s chunk with neither an id nor a subagentRunId, and %d lanes with an open %s",
+			ErrMalformedEvent, c.kind, n, c.kind)
+	}
+	return lane, nil
+}
+
+// stream returns the open stream of lane.
+func (t *txn) stream(lane string) (chunkStream, bool) {
+	for _, s := range t.next.chunks {
+		if s.lane == lane {
+			return s, true
+		}
+	}
+	return chunkStream{}, false
+}
+
+// openStream makes s the open stream of its lane, after the other lanes'.
+func (t *txn) openStream(s chunkStream) {
+	t.closeLane(s.lane)
+	t.next.chunks = append(slices.Clip(t.next.chunks), s)
+}
+
+// closeLane closes the open stream of lane, if any.
+func (t *txn) closeLane(lane string) {
+	for i, s := range t.next.chunks {
+		if s.lane == lane {
+			t.next.chunks = slices.Concat(t.next.chunks[:i], t.next.chunks[i+1:])
+			return
+		}
+	}
+}
+
+// closeChunks closes the chunk streams that an event of type typ ends.
+func (t *txn) closeChunks(typ string, ev *jsonv.Node) error {
+	switch typ {
+	case typeRunStarted, typeRunFinished, typeRunError, typeMessagesSnapshot:
+		t.next.chunks = nil
+	case typeTextStart, typeTextContent, typeTextEnd,
+		typeToolStart, typeToolArgs, typeToolEnd, typeToolResult,
+		typeStateSnapshot, typeStateDelta, typeCustom, typeStepStarted, typeStepFinished,
+		typeReasonStart, typeReasonMStart, typeReasonMCont, typeReasonMEnd, typeReasonEnd:
+		lane, _, err := optString(ev, "subagentRunId")
+		if err != nil {
+			return err
+		}
+		t.closeLane(lane)
+	case typeSubagentFinished, typeSubagentError:
+		if lane := ev.Get("subagentRunId"); lane != nil && lane.Kind() == jsonv.String {
+			t.closeLane(lane.Text())
+		}
+	}
+	return nil
+}

@@ -1,0 +1,75 @@
+package aguistate
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestPassThroughEvents checks decision 9: RAW, CUSTOM, SUBAGENT_* and
+// unknown events change nothing and reach subscribers with every member
+// (reference case 43).
+func TestPassThroughEvents(t *testing.T) {
+	events := []string{
+		`{"type":"RAW","event":{"e":1},"source":"s","timestamp":1}`,
+		`{"type":"CUSTOM","name":"n","value":1.50,"metadata":{"m":1}}`,
+		`{"type":"SUBAGENT_STARTED","subagentRunId":"s1","name":"x","parentToolCallId":"c"}`,
+		`{"type":"SUBAGENT_FINISHED","subagentRunId":"s1","outcome":{"type":"success"}}`,
+		`{"type":"SUBAGENT_ERROR","subagentRunId":"s1","message":"m","code":"E"}`,
+		`{"type":"WHATEVER","foo":1,"bar":[true,null]}`,
+	}
+	c := New(nil)
+	require.NoError(t, c.StartRun([]byte(`{"state":{"a":1},"messages":[{"id":"u1","role":"user","content":"hi"}]}`)))
+	var got []string
+	c.Subscribe(func(ch Change) {
+		assert.False(t, ch.State || ch.Messages() || ch.Warning != nil, "%s changes nothing", ch.Event.Type)
+		got = append(got, ch.Event.Value().String())
+	})
+	for _, ev := range events {
+		require.NoError(t, c.Apply([]byte(ev)))
+	}
+	assert.Equal(t, events, got)
+	assert.Equal(t, `{"a":1}`, c.State().String())
+	assert.Equal(t, `[{"id":"u1","role":"user","content":"hi"}]`, messagesJSON(c))
+}
+
+// TestWarnings checks that skipped events report ErrNoTarget or
+// ErrPatchFailed in Change.Warning, and that only a failing STATE_DELTA
+// marks the state diverged.
+func TestWarnings(t *testing.T) {
+	c := New(nil)
+	var changes []Change
+	c.Subscribe(func(ch Change) { changes = append(changes, ch) })
+	events := []struct {
+		event    string
+		warn     error
+		diverged bool
+	}{
+		{`{"type":"ACTIVITY_SNAPSHOT","messageId":"act","activityType":"p","content":{}}`, nil, false},
+		{`{"type":"TEXT_MESSAGE_START","messageId":"act"}`, ErrNoTarget, false},
+		{`{"type":"TEXT_MESSAGE_CONTENT","messageId":"nope","delta":"x"}`, ErrNoTarget, false},
+		{`{"type":"TOOL_CALL_ARGS","toolCallId":"nope","delta":"x"}`, ErrNoTarget, false},
+		{`{"type":"ACTIVITY_DELTA","messageId":"act","activityType":"p","patch":[{"op":"test","path":"/x","value":1}]}`, ErrPatchFailed, false},
+		{`{"type":"STATE_DELTA","delta":[{"op":"remove","path":"/x"}]}`, ErrPatchFailed, true},
+		{`{"type":"TEXT_MESSAGE_END","messageId":"nope"}`, ErrNoTarget, true},
+		{`{"type":"STATE_SNAPSHOT","snapshot":{}}`, nil, false},
+	}
+	for _, e := range events {
+		require.NoError(t, c.Apply([]byte(e.event)))
+	}
+	require.Len(t, changes, len(events))
+	for i, e := range events {
+		ch := changes[i]
+		if e.warn == nil {
+			assert.NoError(t, ch.Warning, e.event)
+		} else {
+			var ee *EventError
+			require.ErrorAs(t, ch.Warning, &ee, e.event)
+			assert.Equal(t, i+1, ee.Index)
+			assert.ErrorIs(t, ch.Warning, e.warn, e.event)
+			assert.False(t, ch.Messages(), "a skipped event changes no message: %s", e.event)
+		}
+		assert.Equal(t, e.diverged, ch.Diverged, e.event)
+	}
+}

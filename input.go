@@ -1,0 +1,120 @@
+package aguistate
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/aguistate/aguistate/internal/jsonv"
+)
+
+// RunAgentInput is the body of an AG-UI run request (AG-UI RunAgentInput):
+// what a client POSTs to start the next run of a thread. [Consumer.NextInput]
+// fills it from what the Consumer holds, closing the loop the spec's
+// Cross-run behaviour section describes: the state goes back to the producer
+// as the next run's starting value.
+//
+// Tools, Context, ForwardedProps and Resume are JSON text passed through as
+// given; they must be valid JSON when set.
+type RunAgentInput struct {
+	ThreadID       string          `json:"threadId"`
+	RunID          string          `json:"runId"`
+	ParentRunID    string          `json:"parentRunId,omitempty"`
+	State          Value           `json:"state"`
+	Messages       []Message       `json:"messages"`
+	Tools          json.RawMessage `json:"tools"`          // nil → []
+	Context        json.RawMessage `json:"context"`        // nil → []
+	ForwardedProps json.RawMessage `json:"forwardedProps"` // nil → {}
+	Resume         json.RawMessage `json:"resume,omitempty"`
+}
+
+// NextInput returns base with State and Messages set to exactly what the
+// Consumer holds, except activity messages, which never travel to the
+// producer (spec, MESSAGES_SNAPSHOT). An empty ThreadID becomes the thread
+// of the last run started (RUN_STARTED or [Consumer.StartRun]); an empty
+// RunID becomes a new random UUID (version 4). The other fields are base's.
+// The messages are immutable views; the slice is new.
+func (c *Consumer) NextInput(base RunAgentInput) RunAgentInput {
+	v := c.cur.Load()
+	in := base
+	in.State = valueOf(v.state)
+	in.Messages = make([]Message, 0, len(v.messages))
+	for _, m := range v.messages {
+		if m.Role != roleActivity {
+			in.Messages = append(in.Messages, m)
+		}
+	}
+	if in.ThreadID == "" {
+		in.ThreadID = v.threadID
+	}
+	if in.RunID == "" {
+		in.RunID = newUUID()
+	}
+	return in
+}
+
+// MarshalJSON writes the input as one JSON object with the members in the
+// reference client's order: threadId, runId, parentRunId (when not empty),
+// tools, context, forwardedProps, state, messages, resume (when set). A nil
+// Tools or Context is written as [], a nil ForwardedProps as {}, and the
+// messages verbatim. It fails when a RawMessage field is not valid JSON.
+func (in RunAgentInput) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	member := func(name string) {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		b.Write(jsonv.AppendString(nil, name))
+		b.WriteByte(':')
+	}
+	raw := func(name string, r json.RawMessage, def string) error {
+		member(name)
+		if r == nil {
+			b.WriteString(def)
+		} else if err := json.Compact(&b, r); err != nil {
+			return fmt.Errorf("aguistate: RunAgentInput.%s: %w", name, err)
+		}
+		return nil
+	}
+	member("threadId")
+	b.Write(jsonv.AppendString(nil, in.ThreadID))
+	member("runId")
+	b.Write(jsonv.AppendString(nil, in.RunID))
+	if in.ParentRunID != "" {
+		member("parentRunId")
+		b.Write(jsonv.AppendString(nil, in.ParentRunID))
+	}
+	if err := raw("tools", in.Tools, "[]"); err != nil {
+		return nil, err
+	}
+	if err := raw("context", in.Context, "[]"); err != nil {
+		return nil, err
+	}
+	if err := raw("forwardedProps", in.ForwardedProps, "{}"); err != nil {
+		return nil, err
+	}
+	member("state")
+	b.Write(jsonv.Marshal(in.State.node()))
+	member("messages")
+	b.Write(jsonv.Marshal(encodeMessages(in.Messages)))
+	if in.Resume != nil {
+		if err := raw("resume", in.Resume, ""); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// newUUID returns a random UUID, version 4 (RFC 9562 section 5.4).
+func newUUID() string {
+	var u [16]byte
+	_, _ = rand.Read(u[:]) // never fails (crypto/rand)
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	h := hex.EncodeToString(u[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}

@@ -1,0 +1,114 @@
+package aguistate
+
+import (
+	"encoding/json"
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// nextInputConsumer returns a Consumer after a run with state, a user
+// message, an activity message, a reasoning message and an input message
+// without id.
+func nextInputConsumer(t *testing.T) *Consumer {
+	t.Helper()
+	c := New(nil)
+	for _, ev := range []string{
+		`{"type":"RUN_STARTED","threadId":"th","runId":"r1","input":{"threadId":"th","runId":"r1","state":{"n":1.50},"messages":[{"role":"user","content":"no id"},{"id":"u1","role":"user","content":"hi","subagentRunId":null}]}}`,
+		`{"type":"ACTIVITY_SNAPSHOT","messageId":"act","activityType":"p","content":{}}`,
+		`{"type":"REASONING_MESSAGE_CHUNK","messageId":"r1","delta":"why"}`,
+		`{"type":"RUN_FINISHED","threadId":"th","runId":"r1"}`,
+	} {
+		require.NoError(t, c.Apply([]byte(ev)))
+	}
+	return c
+}
+
+// TestNextInput checks the next run's input field by field, as exact bytes.
+func TestNextInput(t *testing.T) {
+	msgs := `[{"role":"user","content":"no id"},{"id":"u1","role":"user","content":"hi","subagentRunId":null},{"id":"r1","role":"reasoning","content":"why"}]`
+	cases := []struct {
+		name, reason string
+		base         RunAgentInput
+		want         string
+	}{
+		{
+			name:   "defaults",
+			reason: "thread from RUN_STARTED, tools and context [], forwardedProps {}, activity messages removed, reasoning kept, messages verbatim",
+			base:   RunAgentInput{RunID: "r2"},
+			want:   `{"threadId":"th","runId":"r2","tools":[],"context":[],"forwardedProps":{},"state":{"n":1.50},"messages":` + msgs + `}`,
+		},
+		{
+			name:   "every field",
+			reason: "base's fields are kept; raw JSON is compacted; state and messages always come from the Consumer",
+			base: RunAgentInput{
+				ThreadID: "other", RunID: "r2", ParentRunID: "r1",
+				State: valueOf(mustParse(t, `"ignored"`)), Messages: []Message{{ID: "ignored"}},
+				Tools:          json.RawMessage(`[ {"name":"f"} ]`),
+				Context:        json.RawMessage(`[]`),
+				ForwardedProps: json.RawMessage(`{"a": 1e3}`),
+				Resume:         json.RawMessage(`[{"interruptId":"i1","status":"resolved"}]`),
+			},
+			want: `{"threadId":"other","runId":"r2","parentRunId":"r1","tools":[{"name":"f"}],"context":[],"forwardedProps":{"a":1e3},"state":{"n":1.50},"messages":` + msgs + `,"resume":[{"interruptId":"i1","status":"resolved"}]}`,
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			in := nextInputConsumer(t).NextInput(c.base)
+			got, err := json.Marshal(in)
+			require.NoError(t, err)
+			assert.Equal(t, c.want, string(got), c.reason)
+		})
+	}
+}
+
+// TestNextInputRunID checks that an empty RunID becomes a random UUID v4.
+func TestNextInputRunID(t *testing.T) {
+	c := New(nil)
+	a, b := c.NextInput(RunAgentInput{}), c.NextInput(RunAgentInput{})
+	uuid4 := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	assert.Regexp(t, uuid4, a.RunID)
+	assert.NotEqual(t, a.RunID, b.RunID)
+	assert.Equal(t, "", a.ThreadID, "no run started: no thread")
+	got, err := json.Marshal(a)
+	require.NoError(t, err)
+	assert.Equal(t, `{"threadId":"","runId":"`+a.RunID+`","tools":[],"context":[],"forwardedProps":{},"state":{},"messages":[]}`, string(got))
+}
+
+// TestNextInputRoundTrip checks that a new Consumer started from the next
+// input holds the same state and messages (activity messages aside).
+func TestNextInputRoundTrip(t *testing.T) {
+	c := nextInputConsumer(t)
+	data, err := json.Marshal(c.NextInput(RunAgentInput{}))
+	require.NoError(t, err)
+	var fields map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(data, &fields), "the input is valid JSON")
+	d := New(nil)
+	require.NoError(t, d.StartRun(data))
+	assert.Equal(t, c.State().String(), d.State().String())
+	assert.Equal(t, `[{"role":"user","content":"no id"},{"id":"u1","role":"user","content":"hi","subagentRunId":null},{"id":"r1","role":"reasoning","content":"why"}]`, messagesJSON(d))
+	again, err := json.Marshal(d.NextInput(RunAgentInput{RunID: c.NextInput(RunAgentInput{}).RunID}))
+	require.NoError(t, err)
+	var a, b map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(data, &a))
+	require.NoError(t, json.Unmarshal(again, &b))
+	delete(a, "runId")
+	delete(b, "runId")
+	assert.Equal(t, a, b, "a second round trip gives the same input")
+}
+
+// TestNextInputInvalidRaw checks that MarshalJSON fails on invalid raw JSON.
+func TestNextInputInvalidRaw(t *testing.T) {
+	for _, in := range []RunAgentInput{
+		{Tools: json.RawMessage(`[`)},
+		{Context: json.RawMessage(`x`)},
+		{ForwardedProps: json.RawMessage(`{"a"}`)},
+		{Resume: json.RawMessage(`]`)},
+	} {
+		_, err := json.Marshal(in)
+		assert.Error(t, err)
+	}
+}

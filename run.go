@@ -1,0 +1,125 @@
+package aguistate
+
+import (
+	"fmt"
+
+	"github.com/aguistate/aguistate/internal/jsonv"
+)
+
+// runStarted starts a run (AG-UI RUN_STARTED): it records the thread and run
+// ids and applies the event's optional "input" as [Consumer.StartRun] does.
+func (t *txn) runStarted(ev *jsonv.Node) error {
+	thread, err := stringField(ev, "threadId")
+	if err != nil {
+		return err
+	}
+	run, err := stringField(ev, "runId")
+	if err != nil {
+		return err
+	}
+	if _, _, err := optString(ev, "parentRunId"); err != nil {
+		return err
+	}
+	input, err := optField(ev, "input", jsonv.Object)
+	if err != nil {
+		return err
+	}
+	if input != nil {
+		if err := t.runInput(input); err != nil {
+			return err
+		}
+	}
+	t.next.threadID, t.next.runID = thread, run
+	return nil
+}
+
+// runInput applies a RunAgentInput: its "state", when present, becomes the
+// state and the baseline of the run's deltas, and ends any divergence (spec,
+// STATE_DELTA: "at the start of a run, the input's state"); its messages that
+// are not held (by id) are appended in order, the first of two with one id
+// winning; its string "threadId" and "runId" are recorded.
+func (t *txn) runInput(input *jsonv.Node) error {
+	if s := input.Get("state"); s != nil {
+		t.next.state, t.next.diverged = s, false
+	}
+	if id := input.Get("threadId"); id != nil && id.Kind() == jsonv.String {
+		t.next.threadID = id.Text()
+	}
+	if id := input.Get("runId"); id != nil && id.Kind() == jsonv.String {
+		t.next.runID = id.Text()
+	}
+	ms := input.Get("messages")
+	if ms == nil {
+		return nil
+	}
+	add, err := decodeMessages(ms, true)
+	if err != nil {
+		return err
+	}
+	for _, m := range add {
+		if _, _, held := t.message(m.ID); !held || m.ID == "" {
+			t.appendMessage(m)
+		}
+	}
+	return nil
+}
+
+// runFinished ends a run (AG-UI RUN_FINISHED). An outcome of type
+// "interrupt" makes its interrupts the pending ones; any other outcome, or
+// none, leaves none pending.
+func (t *txn) runFinished(ev *jsonv.Node) error {
+	if _, err := stringField(ev, "threadId"); err != nil {
+		return err
+	}
+	if _, err := stringField(ev, "runId"); err != nil {
+		return err
+	}
+	outcome, err := optField(ev, "outcome", jsonv.Object)
+	if err != nil || outcome == nil {
+		t.next.interrupts = nil
+		return err
+	}
+	typ := outcome.Get("type")
+	if typ == nil || typ.Kind() != jsonv.String {
+		return fmt.Errorf("%w: outcome: \"type\" is missing or not a string", ErrMalformedEvent)
+	}
+	if typ.Text() != "interrupt" {
+		t.next.interrupts = nil
+		return nil
+	}
+	list := outcome.Get("interrupts")
+	if list == nil || list.Kind() != jsonv.Array {
+		return fmt.Errorf("%w: outcome: \"interrupts\" is missing or not an array", ErrMalformedEvent)
+	}
+	pending := make([]*jsonv.Node, list.Len())
+	for i, in := range list.Elems() {
+		if in.Kind() != jsonv.Object {
+			return fmt.Errorf("%w: outcome: interrupt %d is a %s, not an object", ErrMalformedEvent, i, in.Kind())
+		}
+		if sub := in.Get("subagentRunId"); sub != nil && sub.Kind() == jsonv.Null {
+			in = withoutMember(in, "subagentRunId")
+		}
+		pending[i] = in
+	}
+	t.next.interrupts = pending
+	return nil
+}
+
+// Interrupts returns the interrupts pending on the thread: those of the last
+// RUN_FINISHED whose outcome has type "interrupt" (AG-UI 1.0 Interrupt
+// objects: id, reason, message, toolCallId, responseSchema, expiresAt,
+// metadata, subagentRunId, and any other member, each object verbatim but
+// for a "subagentRunId": null member, which is removed). Any other
+// RUN_FINISHED clears them; RUN_ERROR leaves them. It returns nil when none
+// are pending. The slice is new on each call; the values are immutable views.
+func (c *Consumer) Interrupts() []Value {
+	in := c.cur.Load().interrupts
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]Value, len(in))
+	for i, n := range in {
+		out[i] = valueOf(n)
+	}
+	return out
+}

@@ -1,0 +1,164 @@
+package aguistate
+
+import (
+	"github.com/aguistate/aguistate/internal/jsonv"
+)
+
+// Text and reasoning messages (AG-UI TEXT_MESSAGE_* and REASONING_*). A
+// reasoning message is built exactly as a text message is, with the role
+// "reasoning" and no name, so both families share these handlers.
+
+// textStart applies TEXT_MESSAGE_START or, when reasoning is true,
+// REASONING_MESSAGE_START.
+func (t *txn) textStart(ev *jsonv.Node, reasoning bool) error {
+	id, err := idField(ev, "messageId")
+	if err != nil {
+		return err
+	}
+	role, name := roleReasoning, (*jsonv.Node)(nil)
+	if reasoning {
+		if _, err := stringField(ev, "role"); err != nil {
+			return err
+		}
+	} else {
+		r, ok, err := optString(ev, "role")
+		if err != nil {
+			return err
+		}
+		if role = "assistant"; ok {
+			role = r
+		}
+		if name, err = optField(ev, "name", jsonv.String); err != nil {
+			return err
+		}
+	}
+	sub, err := optField(ev, "subagentRunId", jsonv.String)
+	if err != nil {
+		return err
+	}
+	meta, err := metadata(ev)
+	if err != nil {
+		return err
+	}
+	t.openText(id, role, name, sub, meta)
+	return nil
+}
+
+// openText starts the text or reasoning message id. A held message with that
+// id is reused as it is (role, name and content kept) and only takes the
+// metadata, as the reference client does; an activity message cannot be
+// reused and the event is skipped. Otherwise a new message
+// {id, role, content: "", name?, subagentRunId?, metadata?} is appended.
+func (t *txn) openText(id, role string, name, sub, meta *jsonv.Node) {
+	if m, i, held := t.message(id); held {
+		if m.Role == roleActivity {
+			t.noTarget("message %q is an activity message", id)
+			return
+		}
+		t.setMessage(i, messageOf(mergeMetadata(m.v, meta)))
+		return
+	}
+	v := newObject([]string{"id", "role", "content", "name", "subagentRunId"},
+		jsonv.NewString(id), jsonv.NewString(role), jsonv.NewString(""), name, sub)
+	t.appendMessage(Message{ID: id, Role: role, v: mergeMetadata(v, meta)})
+}
+
+// textContent applies TEXT_MESSAGE_CONTENT and REASONING_MESSAGE_CONTENT.
+func (t *txn) textContent(ev *jsonv.Node) error {
+	id, err := idField(ev, "messageId")
+	if err != nil {
+		return err
+	}
+	delta, err := stringField(ev, "delta")
+	if err != nil {
+		return err
+	}
+	meta, err := metadata(ev)
+	if err != nil {
+		return err
+	}
+	t.appendText(id, delta, meta)
+	return nil
+}
+
+// appendText appends delta to the string content of message id, whatever
+// its role but activity. Content that is not a string (content parts) is
+// replaced by delta, and a message without content gets it as its last
+// member, as the reference client does.
+func (t *txn) appendText(id, delta string, meta *jsonv.Node) {
+	m, i, ok := t.textTarget(id)
+	if !ok {
+		return
+	}
+	text := delta
+	if c := m.v.Get("content"); c != nil && c.Kind() == jsonv.String {
+		text = c.Text() + delta
+	}
+	v := withMember(m.v, "content", jsonv.NewString(text))
+	t.setMessage(i, messageOf(mergeMetadata(v, meta)))
+}
+
+// textEnd applies TEXT_MESSAGE_END and REASONING_MESSAGE_END: the message
+// takes the event's metadata and nothing else changes.
+func (t *txn) textEnd(ev *jsonv.Node) error {
+	id, err := idField(ev, "messageId")
+	if err != nil {
+		return err
+	}
+	meta, err := metadata(ev)
+	if err != nil {
+		return err
+	}
+	if m, i, ok := t.textTarget(id); ok {
+		t.setMessage(i, messageOf(mergeMetadata(m.v, meta)))
+	}
+	return nil
+}
+
+// textTarget returns the held message id that a text or reasoning event may
+// change, or skips the event with a warning.
+func (t *txn) textTarget(id string) (Message, int, bool) {
+	m, i, ok := t.message(id)
+	switch {
+	case !ok:
+		t.noTarget("no message %q", id)
+	case m.Role == roleActivity:
+		t.noTarget("message %q is an activity message", id)
+	default:
+		return m, i, true
+	}
+	return Message{}, -1, false
+}
+
+// encryptedValue applies REASONING_ENCRYPTED_VALUE: the entity's
+// "encryptedValue" member is set (replaced where it is, or appended). The
+// entity is, for subtype "tool-call", the first tool call with id entityId
+// in an assistant message, and otherwise the message entityId, which must
+// not be an activity message.
+func (t *txn) encryptedValue(ev *jsonv.Node) error {
+	subtype, err := stringField(ev, "subtype")
+	if err != nil {
+		return err
+	}
+	id, err := idField(ev, "entityId")
+	if err != nil {
+		return err
+	}
+	if _, err := stringField(ev, "encryptedValue"); err != nil {
+		return err
+	}
+	val := ev.Get("encryptedValue")
+	if subtype == "tool-call" {
+		tc, ok := t.findToolCall(id, "assistant")
+		if !ok {
+			t.noTarget("no tool call %q in an assistant message", id)
+			return nil
+		}
+		t.setToolCall(tc, withMember(tc.call, "encryptedValue", val))
+		return nil
+	}
+	if m, i, ok := t.textTarget(id); ok {
+		t.setMessage(i, messageOf(withMember(m.v, "encryptedValue", val)))
+	}
+	return nil
+}

@@ -1,0 +1,226 @@
+package aguistate
+
+import (
+	"fmt"
+
+	"github.com/aguistate/aguistate/internal/jsonv"
+)
+
+// Tool calls (AG-UI TOOL_CALL_START, _ARGS, _END and _RESULT). A tool call
+// lives in the "toolCalls" array of an assistant message as
+// {id, type: "function", function: {name, arguments}, metadata?}.
+
+const roleAssistant = "assistant"
+
+// toolCallRef locates one tool call: the position of its message, the
+// message's "toolCalls" array, and the call's index and object in it.
+type toolCallRef struct {
+	msg   int
+	calls *jsonv.Node
+	i     int
+	call  *jsonv.Node
+}
+
+// findToolCall returns the first tool call with id in the held messages,
+// looking only at messages of the given role unless role is "".
+func (t *txn) findToolCall(id, role string) (toolCallRef, bool) {
+	for mi, m := range t.next.messages {
+		if role != "" && m.Role != role {
+			continue
+		}
+		calls := m.v.Get("toolCalls")
+		if calls == nil || calls.Kind() != jsonv.Array {
+			continue
+		}
+		for ci, c := range calls.Elems() {
+			if cid := c.Get("id"); cid != nil && cid.Kind() == jsonv.String && cid.Text() == id {
+				return toolCallRef{msg: mi, calls: calls, i: ci, call: c}, true
+			}
+		}
+	}
+	return toolCallRef{}, false
+}
+
+// setToolCall replaces the tool call r with call.
+func (t *txn) setToolCall(r toolCallRef, call *jsonv.Node) {
+	if call == r.call {
+		return
+	}
+	m := t.next.messages[r.msg]
+	t.setMessage(r.msg, messageOf(withMember(m.v, "toolCalls", withElem(r.calls, r.i, call))))
+}
+
+// toolStart applies TOOL_CALL_START. A tool call whose id is already held
+// is left as it is and the event is skipped with a warning. The new call
+// goes to the end of the "toolCalls" of its owner: the assistant message
+// parentMessageId; a new assistant message with that id when none is held;
+// and, without a parentMessageId or when it names a message that is not an
+// assistant's, the message with the tool call's own id, created
+// {id, role: "assistant", toolCalls: [], subagentRunId?} when not held.
+func (t *txn) toolStart(ev *jsonv.Node) error {
+	id, err := idField(ev, "toolCallId")
+	if err != nil {
+		return err
+	}
+	name, err := stringField(ev, "toolCallName")
+	if err != nil {
+		return err
+	}
+	parent, _, err := optString(ev, "parentMessageId")
+	if err != nil {
+		return err
+	}
+	sub, err := optField(ev, "subagentRunId", jsonv.String)
+	if err != nil {
+		return err
+	}
+	meta, err := metadata(ev)
+	if err != nil {
+		return err
+	}
+	t.startToolCall(id, name, parent, sub, meta)
+	return nil
+}
+
+func (t *txn) startToolCall(id, name, parent string, sub, meta *jsonv.Node) {
+	if _, ok := t.findToolCall(id, ""); ok {
+		t.noTarget("tool call %q already exists", id)
+		return
+	}
+	call := mergeMetadata(newObject([]string{"id", "type", "function"},
+		jsonv.NewString(id), jsonv.NewString("function"),
+		newObject([]string{"name", "arguments"}, jsonv.NewString(name), jsonv.NewString(""))), meta)
+	owner := id
+	if parent != "" {
+		if m, _, held := t.message(parent); !held || m.Role == roleAssistant {
+			owner = parent
+		}
+	}
+	m, i, held := t.message(owner)
+	switch {
+	case !held:
+		v := newObject([]string{"id", "role", "toolCalls", "subagentRunId"},
+			jsonv.NewString(owner), jsonv.NewString(roleAssistant), jsonv.NewArray([]*jsonv.Node{call}), sub)
+		t.appendMessage(Message{ID: owner, Role: roleAssistant, v: v})
+	case m.Role != roleAssistant:
+		t.noTarget("message %q for tool call %q is a %q message, not an assistant's", owner, id, m.Role)
+	default:
+		calls := []*jsonv.Node{call}
+		if old := m.v.Get("toolCalls"); old != nil && old.Kind() == jsonv.Array {
+			calls = append(append(make([]*jsonv.Node, 0, old.Len()+1), old.Elems()...), call)
+		}
+		t.setMessage(i, messageOf(withMember(m.v, "toolCalls", jsonv.NewArray(calls))))
+	}
+}
+
+// toolArgs applies TOOL_CALL_ARGS: delta is appended to the call's
+// function.arguments (not checked as JSON), and the call takes the event's
+// metadata.
+func (t *txn) toolArgs(ev *jsonv.Node) error {
+	id, err := idField(ev, "toolCallId")
+	if err != nil {
+		return err
+	}
+	delta, err := stringField(ev, "delta")
+	if err != nil {
+		return err
+	}
+	meta, err := metadata(ev)
+	if err != nil {
+		return err
+	}
+	t.appendToolArgs(id, delta, meta)
+	return nil
+}
+
+func (t *txn) appendToolArgs(id, delta string, meta *jsonv.Node) {
+	r, ok := t.findToolCall(id, "")
+	if !ok {
+		t.noTarget("no tool call %q", id)
+		return
+	}
+	fn := r.call.Get("function")
+	if fn == nil || fn.Kind() != jsonv.Object {
+		t.noTarget("tool call %q has no \"function\" object", id)
+		return
+	}
+	args := delta
+	if a := fn.Get("arguments"); a != nil && a.Kind() == jsonv.String {
+		args = a.Text() + delta
+	}
+	fn = withMember(fn, "arguments", jsonv.NewString(args))
+	t.setToolCall(r, mergeMetadata(withMember(r.call, "function", fn), meta))
+}
+
+// toolEnd applies TOOL_CALL_END: the call takes the event's metadata.
+func (t *txn) toolEnd(ev *jsonv.Node) error {
+	id, err := idField(ev, "toolCallId")
+	if err != nil {
+		return err
+	}
+	meta, err := metadata(ev)
+	if err != nil {
+		return err
+	}
+	r, ok := t.findToolCall(id, "")
+	if !ok {
+		t.noTarget("no tool call %q", id)
+		return nil
+	}
+	t.setToolCall(r, mergeMetadata(r.call, meta))
+	return nil
+}
+
+// toolResult applies TOOL_CALL_RESULT: the message
+// {id, toolCallId, role: "tool", content, subagentRunId?, metadata?}
+// replaces the held message with its id, in place; otherwise it goes right
+// after the first assistant message that holds the tool call and the tool
+// messages that follow it, or at the end when no assistant message does.
+func (t *txn) toolResult(ev *jsonv.Node) error {
+	id, err := idField(ev, "messageId")
+	if err != nil {
+		return err
+	}
+	callID, err := idField(ev, "toolCallId")
+	if err != nil {
+		return err
+	}
+	content, err := field(ev, "content")
+	if err != nil {
+		return err
+	}
+	if k := content.Kind(); k != jsonv.String && k != jsonv.Array {
+		return fmt.Errorf("%w: \"content\" is a %s, not a string or an array", ErrMalformedEvent, k)
+	}
+	role, _, err := optString(ev, "role")
+	if err != nil {
+		return err
+	}
+	if role == "" {
+		role = "tool"
+	}
+	sub, err := optField(ev, "subagentRunId", jsonv.String)
+	if err != nil {
+		return err
+	}
+	meta, err := metadata(ev)
+	if err != nil {
+		return err
+	}
+	v := mergeMetadata(newObject([]string{"id", "toolCallId", "role", "content", "subagentRunId"},
+		jsonv.NewString(id), jsonv.NewString(callID), jsonv.NewString(role), content, sub), meta)
+	msg := Message{ID: id, Role: role, v: v}
+	if _, i, held := t.message(id); held {
+		t.setMessage(i, msg)
+		return nil
+	}
+	at := len(t.next.messages)
+	if r, ok := t.findToolCall(callID, roleAssistant); ok {
+		at = r.msg + 1
+		for at < len(t.next.messages) && t.next.messages[at].Role == "tool" {
+			at++
+		}
+	}
+	t.insertMessage(at, msg)
+	return nil
+}
