@@ -1,6 +1,8 @@
 package aguistate
 
 import (
+	"errors"
+
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
@@ -80,7 +82,7 @@ func (t *txn) activityDelta(ev *jsonv.Node) error {
 	if _, err := stringField(ev, "activityType"); err != nil {
 		return err
 	}
-	ops, err := decodePatch(ev.Get("patch"))
+	ops, err := decodePatch(ev.Get("patch"), t.opts.messageLimits())
 	if err != nil {
 		return err
 	}
@@ -101,7 +103,10 @@ func (t *txn) activityDelta(ev *jsonv.Node) error {
 	if content == nil || content.Kind() == jsonv.Null {
 		content = jsonv.NewObject(nil, nil)
 	}
-	content, err = applyPatch(content, ops)
+	content, err = applyPatch(content, ops, t.opts.messageLimits())
+	if errors.Is(err, ErrLimit) {
+		return err
+	}
 	if err != nil {
 		t.warn = err
 		return nil

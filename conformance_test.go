@@ -31,10 +31,10 @@ func TestConformance(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				doc := mustParse(t, string(c["doc"]))
 				patch := mustParse(t, string(c["patch"]))
-				ops, err := decodePatch(patch)
+				ops, err := decodePatch(patch, limits{})
 				if err == nil {
 					var got = doc
-					got, err = applyPatch(doc, ops)
+					got, err = applyPatch(doc, ops, limits{})
 					if err == nil && c["expected"] != nil {
 						assertJSONEqual(t, mustParse(t, string(c["expected"])), got, "case", i)
 						return

@@ -9,10 +9,6 @@ import (
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
-// DefaultMaxEventSize is the largest event, in bytes of JSON text, that a
-// Consumer accepts when [Options.MaxEventSize] is 0: 16 MiB.
-const DefaultMaxEventSize = 16 << 20
-
 // Options configures a [Consumer]. A nil *Options means the defaults. The
 // Consumer copies the struct; changing it afterwards has no effect.
 type Options struct {
@@ -22,15 +18,43 @@ type Options struct {
 	// Default: nil, no logging.
 	Logger *slog.Logger
 
-	// MaxEventSize is the largest event accepted, in bytes of JSON text.
-	// 0 means DefaultMaxEventSize; a larger event is a fatal error wrapping
-	// ErrTooLarge. Valid range: 0 to the largest int.
-	MaxEventSize int
+	// ValidateState, when not nil, is called with every candidate state
+	// before it is committed: the state a STATE_SNAPSHOT, a STATE_DELTA or a
+	// run input would make. When it returns an error the event is treated as
+	// a patch that fails to apply: skipped, reported as a warning wrapping
+	// ErrStateRejected and the error, and the state marked diverged; for
+	// [Consumer.StartRun] the error is returned. It runs while the Consumer
+	// is locked against writers, so it must not call Apply, Run or
+	// StartRun. Default: nil, no check. The spec's Security Considerations
+	// require applications to validate what they read out of state; this is
+	// one place to do it.
+	ValidateState func(state Value) error
 
-	// MaxDepth is the deepest nesting of arrays and objects accepted in an
-	// event. 0 means 1000. Deeper events are malformed (fatal). Valid range:
-	// 0 to 1,000,000.
+	// Limits against hostile or broken producers. Exceeding any of them is
+	// a fatal error wrapping ErrLimit, and the Consumer stays as it was. A
+	// zero field takes its default; every field's range is 0 to the
+	// largest int.
+
+	// MaxEventSize is the largest event, in bytes of JSON text. Default
+	// 16 MiB.
+	MaxEventSize int
+	// MaxDepth is the deepest nesting of arrays and objects in an event, in
+	// the state, and in a message. Default 1000; parsing never recurses
+	// deeper, so 100,000 nested arrays fail cleanly.
 	MaxDepth int
+	// MaxPatchOps is the largest number of operations in one patch.
+	// Default 10,000.
+	MaxPatchOps int
+	// MaxStateSize is the largest state, in bytes of compact JSON text,
+	// checked after every operation of a patch, so that repeated copy
+	// operations cannot blow memory up. Default 64 MiB.
+	MaxStateSize int
+	// MaxMessages is the largest number of messages held. Default 10,000.
+	MaxMessages int
+	// MaxMessageSize is the largest message, in bytes of compact JSON text:
+	// its content text, tool call arguments and other members together.
+	// Default 8 MiB.
+	MaxMessageSize int
 }
 
 // Consumer holds one thread's agent state and messages and applies an AG-UI
@@ -56,9 +80,7 @@ func New(opts *Options) *Consumer {
 	if opts != nil {
 		c.opts = *opts
 	}
-	if c.opts.MaxEventSize <= 0 {
-		c.opts.MaxEventSize = DefaultMaxEventSize
-	}
+	c.opts = c.opts.withDefaults()
 	c.cur.Store(&view{state: jsonv.NewObject(nil, nil)})
 	return c
 }
@@ -91,7 +113,7 @@ func (c *Consumer) Diverged() bool { return c.cur.Load().diverged }
 //
 // It returns an *EventError for a fatal error, wrapping ErrMalformedEvent,
 // ErrMalformedPatch (with a *PatchError), ErrMalformedMessages or
-// ErrTooLarge; the Consumer is then exactly as it was before the event.
+// ErrLimit; the Consumer is then exactly as it was before the event.
 func (c *Consumer) Apply(event []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -99,16 +121,23 @@ func (c *Consumer) Apply(event []byte) error {
 	ev := Event{Index: c.events}
 	if len(event) > c.opts.MaxEventSize {
 		return &EventError{Index: ev.Index, Err: fmt.Errorf("%w: %d bytes, more than the limit of %d",
-			ErrTooLarge, len(event), c.opts.MaxEventSize)}
+			ErrLimit, len(event), c.opts.MaxEventSize)}
 	}
 	var err error
 	if ev.v, ev.Type, err = parseEvent(event, c.opts.MaxDepth); err != nil {
 		return &EventError{Index: ev.Index, Err: err}
 	}
 	old := c.cur.Load()
-	t := newTxn(old)
+	t := newTxn(old, &c.opts)
 	if err := t.dispatch(ev); err != nil {
 		return &EventError{Index: ev.Index, Type: ev.Type, Err: err}
+	}
+	if err := t.checkLimits(&c.opts); err != nil {
+		return &EventError{Index: ev.Index, Type: ev.Type, Err: err}
+	}
+	if err := c.validate(t); err != nil {
+		t = newTxn(old, &c.opts) // the whole event is skipped
+		t.warn, t.next.diverged = err, true
 	}
 	ch := Change{Event: ev, Added: t.added, Replaced: t.replaced, Removed: t.removed}
 	if t.warn != nil {
@@ -128,22 +157,40 @@ func (c *Consumer) Apply(event []byte) error {
 // (by id) are appended in order, the first of two with one id winning.
 // Messages in a run input may lack an id. Its threadId is the one
 // [Consumer.NextInput] uses.
-// It returns an error wrapping ErrMalformedEvent or ErrMalformedMessages,
-// and then changes nothing.
+// It returns an error wrapping ErrMalformedEvent, ErrMalformedMessages,
+// ErrLimit or ErrStateRejected, and then changes nothing.
 func (c *Consumer) StartRun(input []byte) error {
-	n, err := jsonv.Parse(input, c.opts.MaxDepth)
+	n, err := parseJSON(input, c.opts.MaxDepth)
 	if err != nil {
-		return fmt.Errorf("%w: run input: %w", ErrMalformedEvent, err)
+		return fmt.Errorf("%w (in the run input)", err)
 	}
 	if n.Kind() != jsonv.Object {
 		return fmt.Errorf("%w: run input is a %s, not an object", ErrMalformedEvent, n.Kind())
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t := newTxn(c.cur.Load())
+	t := newTxn(c.cur.Load(), &c.opts)
 	if err := t.runInput(n); err != nil {
 		return err
 	}
+	if err := t.checkLimits(&c.opts); err != nil {
+		return err
+	}
+	if err := c.validate(t); err != nil {
+		return err
+	}
 	c.cur.Store(&t.next)
+	return nil
+}
+
+// validate runs Options.ValidateState on the state t made, when it made
+// one.
+func (c *Consumer) validate(t *txn) error {
+	if c.opts.ValidateState == nil || t.next.state == t.old.state {
+		return nil
+	}
+	if err := c.opts.ValidateState(valueOf(t.next.state)); err != nil {
+		return fmt.Errorf("%w: %w", ErrStateRejected, err)
+	}
 	return nil
 }

@@ -41,7 +41,7 @@
 // before the bad event: an event that is not valid JSON or has no string
 // type ([ErrMalformedEvent]), a structurally malformed patch
 // ([ErrMalformedPatch]), malformed messages ([ErrMalformedMessages]), or an
-// event that is too large ([ErrTooLarge]). Errors are *[EventError] values
+// event that is too large ([ErrLimit]). Errors are *[EventError] values
 // that name the event's position and type and wrap a *[PatchError] that
 // names the operation where there is one; use [errors.Is] and [errors.As].
 //

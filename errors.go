@@ -39,9 +39,16 @@ var (
 	// missing or not a string, or two messages with one id. It is fatal.
 	ErrMalformedMessages = errors.New("aguistate: malformed messages")
 
-	// ErrTooLarge reports an event larger than [Options.MaxEventSize]. It is
-	// fatal.
-	ErrTooLarge = errors.New("aguistate: event too large")
+	// ErrLimit reports an event that would take the Consumer past one of
+	// the limits in [Options]: the size of an event, the nesting depth of
+	// any JSON value, the operations in one patch, the size of the state,
+	// the number of messages, or the size of one message. It is fatal.
+	ErrLimit = errors.New("aguistate: limit exceeded")
+
+	// ErrStateRejected reports a candidate state that
+	// [Options.ValidateState] refused. It is a warning: the event is
+	// skipped and the state marked diverged, as for ErrPatchFailed.
+	ErrStateRejected = errors.New("aguistate: state rejected")
 )
 
 // EventError reports a failure in one event of a stream. It wraps a

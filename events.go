@@ -1,6 +1,7 @@
 package aguistate
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/aguistate/aguistate/internal/jsonv"
@@ -63,12 +64,12 @@ func (e Event) Value() Value { return valueOf(e.v) }
 func (e Event) MarshalJSON() ([]byte, error) { return e.Value().MarshalJSON() }
 
 // parseEvent reads one event in the AG-UI wire form. Invalid JSON, a
-// duplicate member name anywhere, nesting deeper than maxDepth, or a missing
-// or non-string "type" wrap ErrMalformedEvent.
+// duplicate member name anywhere, or a missing or non-string "type" wrap
+// ErrMalformedEvent; nesting deeper than maxDepth wraps ErrLimit.
 func parseEvent(data []byte, maxDepth int) (*jsonv.Node, string, error) {
-	n, err := jsonv.Parse(data, maxDepth)
+	n, err := parseJSON(data, maxDepth)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: %w", ErrMalformedEvent, err)
+		return nil, "", err
 	}
 	if n.Kind() != jsonv.Object {
 		return nil, "", fmt.Errorf("%w: the event is a %s, not an object", ErrMalformedEvent, n.Kind())
@@ -138,6 +139,19 @@ func (t *txn) dispatch(ev Event) error {
 		return t.toolChunk(ev.v)
 	}
 	return nil
+}
+
+// parseJSON parses an event or run input, wrapping ErrLimit when it nests
+// deeper than maxDepth and ErrMalformedEvent when it is not JSON.
+func parseJSON(data []byte, maxDepth int) (*jsonv.Node, error) {
+	n, err := jsonv.Parse(data, maxDepth)
+	switch {
+	case errors.Is(err, jsonv.ErrTooDeep):
+		return nil, fmt.Errorf("%w: %w", ErrLimit, err)
+	case err != nil:
+		return nil, fmt.Errorf("%w: %w", ErrMalformedEvent, err)
+	}
+	return n, nil
 }
 
 // field returns the event's member name, failing with ErrMalformedEvent when

@@ -66,7 +66,7 @@ func FuzzApplyEvents(f *testing.F) {
 				t.Fatalf("error %v is not an *EventError", err)
 			}
 			if !errors.Is(err, ErrMalformedEvent) && !errors.Is(err, ErrMalformedPatch) &&
-				!errors.Is(err, ErrMalformedMessages) && !errors.Is(err, ErrTooLarge) {
+				!errors.Is(err, ErrMalformedMessages) && !errors.Is(err, ErrLimit) {
 				t.Fatalf("error %v is not of a fatal class", err)
 			}
 			if !strings.HasPrefix(err.Error(), "aguistate: ") {

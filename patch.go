@@ -40,9 +40,14 @@ type operation struct {
 // unknown, "path" (or "from" for move and copy) is missing, not a string or
 // not a JSON Pointer, or "value" is missing for add, replace or test. Other
 // members are ignored, as section 4 says.
-func decodePatch(patch *jsonv.Node) ([]operation, error) {
+//
+// A patch of more than lim.ops operations fails with ErrLimit.
+func decodePatch(patch *jsonv.Node, lim limits) ([]operation, error) {
 	if patch == nil || patch.Kind() != jsonv.Array {
 		return nil, fmt.Errorf("%w: the patch is not an array", ErrMalformedPatch)
+	}
+	if lim.ops > 0 && patch.Len() > lim.ops {
+		return nil, fmt.Errorf("%w: the patch has %d operations, more than MaxPatchOps (%d)", ErrLimit, patch.Len(), lim.ops)
 	}
 	ops := make([]operation, patch.Len())
 	for i, n := range patch.Elems() {
@@ -109,14 +114,22 @@ func pointerMember(n *jsonv.Node, name string) (string, []string, error) {
 // applyPatch applies decoded operations to doc in order, all or none (RFC
 // 6902 section 5). It never modifies doc: it returns a new document that
 // shares every container the patch does not touch, or doc itself and a
-// *PatchError wrapping ErrPatchFailed.
-func applyPatch(doc *jsonv.Node, ops []operation) (*jsonv.Node, error) {
+// *PatchError wrapping ErrPatchFailed. A document that grows past lim.size
+// bytes of JSON text or lim.depth levels of nesting after any operation
+// fails with a *PatchError wrapping ErrLimit instead; checking after each
+// operation keeps repeated copies from growing it without bound.
+func applyPatch(doc *jsonv.Node, ops []operation, lim limits) (*jsonv.Node, error) {
 	p := patcher{gen: jsonv.NewGen(), root: doc}
 	for i := range ops {
-		if err := p.apply(&ops[i]); err != nil {
-			o := &ops[i]
-			return doc, &PatchError{Index: i, Op: o.op, Path: o.pathText, From: o.fromText,
-				Err: fmt.Errorf("%w: %s", ErrPatchFailed, err)}
+		o := &ops[i]
+		err := p.apply(o)
+		if err != nil {
+			err = fmt.Errorf("%w: %s", ErrPatchFailed, err)
+		} else {
+			err = lim.check("the document", p.root)
+		}
+		if err != nil {
+			return doc, &PatchError{Index: i, Op: o.op, Path: o.pathText, From: o.fromText, Err: err}
 		}
 	}
 	return p.root, nil

@@ -118,10 +118,10 @@ func FuzzApplyPatch(f *testing.F) {
 			return
 		}
 		before := string(jsonv.Marshal(doc))
-		ops, err := decodePatch(patch)
+		ops, err := decodePatch(patch, limits{})
 		var got *jsonv.Node
 		if err == nil {
-			got, err = applyPatch(doc, ops)
+			got, err = applyPatch(doc, ops, limits{})
 		}
 		if err != nil {
 			var pe *PatchError

@@ -12,11 +12,11 @@ import (
 // applyText decodes and applies a patch to a document, both as JSON text.
 func applyText(t testing.TB, doc, patch string) (*jsonv.Node, error) {
 	t.Helper()
-	ops, err := decodePatch(mustParse(t, patch))
+	ops, err := decodePatch(mustParse(t, patch), limits{})
 	if err != nil {
 		return nil, err
 	}
-	return applyPatch(mustParse(t, doc), ops)
+	return applyPatch(mustParse(t, doc), ops, limits{})
 }
 
 func TestApplyPatch(t *testing.T) {
@@ -88,9 +88,9 @@ func TestApplyPatchFails(t *testing.T) {
 			t.Parallel()
 			doc := mustParse(t, tt.doc)
 			before := string(jsonv.Marshal(doc))
-			ops, err := decodePatch(mustParse(t, tt.patch))
+			ops, err := decodePatch(mustParse(t, tt.patch), limits{})
 			require.NoError(t, err, "well-formed")
-			got, err := applyPatch(doc, ops)
+			got, err := applyPatch(doc, ops, limits{})
 			require.ErrorIs(t, err, ErrPatchFailed, tt.reason)
 			var pe *PatchError
 			require.True(t, errors.As(err, &pe))
@@ -126,7 +126,7 @@ func TestDecodePatchMalformed(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := decodePatch(mustParse(t, tt.patch))
+			_, err := decodePatch(mustParse(t, tt.patch), limits{})
 			assert.ErrorIs(t, err, ErrMalformedPatch, tt.reason)
 			assert.NotErrorIs(t, err, ErrPatchFailed)
 		})
@@ -139,9 +139,9 @@ func TestDecodePatchMalformed(t *testing.T) {
 func TestApplyPatchSharesUntouched(t *testing.T) {
 	t.Parallel()
 	doc := mustParse(t, `{"a":{"x":[1,2]},"b":{"y":[3]}}`)
-	ops, err := decodePatch(mustParse(t, `[{"op":"replace","path":"/a/x/0","value":9}]`))
+	ops, err := decodePatch(mustParse(t, `[{"op":"replace","path":"/a/x/0","value":9}]`), limits{})
 	require.NoError(t, err)
-	next, err := applyPatch(doc, ops)
+	next, err := applyPatch(doc, ops, limits{})
 	require.NoError(t, err)
 	assert.Same(t, doc.Get("b"), next.Get("b"), "untouched subtree is shared")
 	assert.NotSame(t, doc.Get("a"), next.Get("a"), "the path is copied")

@@ -1,6 +1,8 @@
 package aguistate
 
 import (
+	"errors"
+
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
@@ -48,11 +50,15 @@ func (t *txn) stateSnapshot(ev *jsonv.Node) error {
 // STATE_DELTA and Error Handling): a malformed patch is fatal, one that
 // fails to apply is a warning and changes nothing.
 func (t *txn) stateDelta(ev *jsonv.Node) error {
-	ops, err := decodePatch(ev.Get("delta"))
+	lim := t.opts.stateLimits()
+	ops, err := decodePatch(ev.Get("delta"), lim)
 	if err != nil {
 		return err
 	}
-	state, err := applyPatch(t.next.state, ops)
+	state, err := applyPatch(t.next.state, ops, lim)
+	if errors.Is(err, ErrLimit) {
+		return err
+	}
 	if err != nil {
 		t.warn, t.next.diverged = err, true
 		return nil

@@ -26,15 +26,16 @@ import (
 // error, the iteration just ends. It never yields text together with an
 // error, and it does not reconnect or retry. The text is valid only until
 // the next step. An event longer than opts.MaxEventSize bytes (default
-// [DefaultMaxEventSize]) gives an *EventError wrapping [ErrTooLarge]; a JSON
+// 16 MiB) gives an *EventError wrapping [ErrLimit]; a JSON
 // array stream with broken framing gives one wrapping [ErrMalformedEvent];
 // an error from r is wrapped as it is. EventError.Index counts events in r
 // from 1. The text itself is not checked: [Consumer.Apply] does that.
 func ReadEvents(r io.Reader, opts *Options) iter.Seq2[[]byte, error] {
-	max := DefaultMaxEventSize
-	if opts != nil && opts.MaxEventSize > 0 {
-		max = opts.MaxEventSize
+	var o Options
+	if opts != nil {
+		o = *opts
 	}
+	max := o.withDefaults().MaxEventSize
 	return func(yield func([]byte, error) bool) {
 		for text, err := range sse.Read(r, sse.FormatAuto, max) {
 			if err != nil {
@@ -57,7 +58,7 @@ func framingError(err error) error {
 	ee := &EventError{Index: se.Event, Err: se.Err}
 	switch {
 	case errors.Is(err, sse.ErrTooLarge):
-		ee.Err = fmt.Errorf("%w: %s", ErrTooLarge, trim(se.Err))
+		ee.Err = fmt.Errorf("%w: %s", ErrLimit, trim(se.Err))
 	case errors.Is(err, sse.ErrSyntax):
 		ee.Err = fmt.Errorf("%w: %s", ErrMalformedEvent, trim(se.Err))
 	}

@@ -25,6 +25,7 @@ type view struct {
 type txn struct {
 	old  *view
 	next view
+	opts *Options
 
 	ownMessages bool // next.messages is a copy this txn may edit
 	ownIndex    bool // next.index is a copy this txn may edit
@@ -33,7 +34,7 @@ type txn struct {
 	added, replaced, removed []string // message ids, in the order of the edits
 }
 
-func newTxn(old *view) *txn { return &txn{old: old, next: *old} }
+func newTxn(old *view, opts *Options) *txn { return &txn{old: old, next: *old, opts: opts} }
 
 // message returns the held message with id, and its position.
 func (t *txn) message(id string) (Message, int, bool) {

@@ -1,0 +1,130 @@
+package aguistate
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestChange checks what a Change reports for each kind of event: changes
+// are reported only when real.
+func TestChange(t *testing.T) {
+	t.Parallel()
+	setup := []string{
+		`{"type":"STATE_SNAPSHOT","snapshot":{"a":1,"b":[1,2]}}`,
+		`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u1","role":"user","content":"hi"},{"id":"x","role":"activity","activityType":"T","content":{}}]}`,
+	}
+	tests := []struct {
+		name   string
+		event  string
+		want   Change
+		reason string
+	}{
+		{"empty delta", `{"type":"STATE_DELTA","delta":[]}`, Change{}, "an empty delta changes nothing"},
+		{"test-only delta", `{"type":"STATE_DELTA","delta":[{"op":"test","path":"/a","value":1}]}`, Change{}, "test changes nothing"},
+		{"equal snapshot", `{"type":"STATE_SNAPSHOT","snapshot":{"b":[1,2.0],"a":1e0}}`, Change{}, "equal by value, whatever the order and number form"},
+		{"replace with an equal value", `{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/a","value":1.0}]}`, Change{}, "the state is the same value"},
+		{"real delta", `{"type":"STATE_DELTA","delta":[{"op":"add","path":"/b/-","value":3}]}`, Change{State: true}, "a real change"},
+		{"skipped delta", `{"type":"STATE_DELTA","delta":[{"op":"remove","path":"/nope"}]}`, Change{Diverged: true}, "a skipped patch changes nothing and says so"},
+		{"messages snapshot", `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u1","role":"user","content":"hi!"},{"id":"a1","role":"assistant","content":"yo"}]}`,
+			Change{Added: []string{"a1"}, Replaced: []string{"u1"}}, "replaced by value, appended; the activity message stays"},
+		{"same messages", `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u1","role":"user","content":"hi"}]}`, Change{}, "equal messages are not replaced"},
+		{"dropping", `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"y","role":"activity","activityType":"T","content":{}}]}`,
+			Change{Added: []string{"y"}, Removed: []string{"u1", "x"}}, "a snapshot with an activity message drops the others"},
+		{"custom", `{"type":"CUSTOM","name":"n","value":{"k":[1]}}`, Change{}, "delivered, changes nothing"},
+		{"unknown type", `{"type":"FUTURE_EVENT","x":1}`, Change{}, "the protocol grows: delivered, never an error"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := New(nil)
+			for _, ev := range setup {
+				require.NoError(t, c.Apply([]byte(ev)))
+			}
+			var got []Change
+			c.Subscribe(func(ch Change) { got = append(got, ch) })
+			require.NoError(t, c.Apply([]byte(tt.event)))
+			require.Len(t, got, 1, "one Change per event")
+			ch := got[0]
+			assert.Equal(t, tt.event, ch.Event.Value().String(), "the event, verbatim")
+			assert.Equal(t, 3, ch.Event.Index)
+			assert.Equal(t, tt.want.Diverged, ch.Warning != nil, "a warning exactly when skipped")
+			ch.Event, ch.Warning = Event{}, nil
+			assert.Equal(t, tt.want, ch, tt.reason)
+			assert.Equal(t, tt.want.Added != nil || tt.want.Replaced != nil || tt.want.Removed != nil, ch.Messages())
+		})
+	}
+}
+
+// TestSubscribers checks the delivery guarantee: in order, to every
+// subscriber, past a panicking one, and not after cancel.
+func TestSubscribers(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	c := New(&Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	var first, last []int
+	c.Subscribe(func(ch Change) { first = append(first, ch.Event.Index) })
+	c.Subscribe(func(Change) { panic("subscriber bug") })
+	cancel := c.Subscribe(func(ch Change) { last = append(last, ch.Event.Index) })
+	require.NoError(t, c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"a":1}}`)))
+	require.NoError(t, c.Apply([]byte(`{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/a","value":2}]}`)))
+	cancel()
+	cancel() // twice is fine
+	require.NoError(t, c.Apply([]byte(`{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/a","value":3}]}`)))
+	assert.Equal(t, []int{1, 2, 3}, first, "every event, in order")
+	assert.Equal(t, []int{1, 2}, last, "the panic did not stop delivery; cancel did")
+	assert.Equal(t, `{"a":3}`, c.State().String(), "the panic did not corrupt the Consumer")
+	assert.Contains(t, logs.String(), "subscriber panicked")
+	assert.Error(t, c.Apply([]byte(`{"type":"STATE_DELTA"}`)))
+	assert.Equal(t, []int{1, 2, 3}, first, "a fatal event has no Change")
+}
+
+// TestWarningsAreLogged checks the Logger option.
+func TestWarningsAreLogged(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	c := New(&Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	require.NoError(t, c.Apply([]byte(`{"type":"STATE_DELTA","delta":[{"op":"remove","path":"/x"}]}`)))
+	assert.Contains(t, logs.String(), "level=WARN")
+	assert.Contains(t, logs.String(), "event=1 type=STATE_DELTA")
+	assert.Contains(t, logs.String(), `no member \"x\" to remove`)
+}
+
+// TestValidateState checks the hook: a rejected state is skipped like a
+// failed patch, and a run input's is refused.
+func TestValidateState(t *testing.T) {
+	t.Parallel()
+	errNegative := errors.New("count must not be negative")
+	var seen []string
+	c := New(&Options{ValidateState: func(s Value) error {
+		seen = append(seen, s.String())
+		if n := s.node().Get("count"); n != nil && n.Text()[0] == '-' {
+			return errNegative
+		}
+		return nil
+	}})
+	var warnings []error
+	c.Subscribe(func(ch Change) {
+		if ch.Warning != nil {
+			warnings = append(warnings, ch.Warning)
+		}
+	})
+	require.NoError(t, c.StartRun([]byte(`{"state":{"count":1}}`)))
+	require.NoError(t, c.Apply([]byte(`{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/count","value":-5}]}`)))
+	assert.Equal(t, `{"count":1}`, c.State().String(), "the rejected state was not committed")
+	assert.True(t, c.Diverged())
+	require.Len(t, warnings, 1)
+	assert.ErrorIs(t, warnings[0], ErrStateRejected)
+	assert.ErrorIs(t, warnings[0], errNegative, "the hook's error is wrapped")
+	require.NoError(t, c.Apply([]byte(`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m","role":"user"}]}`)))
+	require.NoError(t, c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"count":2}}`)))
+	assert.False(t, c.Diverged(), "a valid snapshot ends the divergence")
+	assert.Equal(t, []string{`{"count":1}`, `{"count":-5}`, `{"count":2}`}, seen, "called once per candidate state, not for events that leave it")
+	err := c.StartRun([]byte(`{"state":{"count":-1}}`))
+	assert.ErrorIs(t, err, ErrStateRejected)
+	assert.Equal(t, `{"count":2}`, c.State().String())
+}

@@ -1,0 +1,75 @@
+package aguistate
+
+import (
+	"fmt"
+
+	"github.com/aguistate/aguistate/internal/jsonv"
+)
+
+// limits is the part of Options that bounds what one patch may make. A zero
+// field means no bound.
+type limits struct{ ops, size, depth int }
+
+// check fails with ErrLimit when n, called what, is larger or deeper than
+// the limits allow.
+func (lim limits) check(what string, n *jsonv.Node) error {
+	if lim.size > 0 && n.Size() > lim.size {
+		return fmt.Errorf("%w: %s would be %d bytes, more than %d", ErrLimit, what, n.Size(), lim.size)
+	}
+	if lim.depth > 0 && n.Depth() > lim.depth {
+		return fmt.Errorf("%w: %s would nest %d deep, more than %d", ErrLimit, what, n.Depth(), lim.depth)
+	}
+	return nil
+}
+
+// withDefaults returns o with every zero limit set to its default.
+func (o Options) withDefaults() Options {
+	set := func(v *int, def int) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	set(&o.MaxEventSize, 16<<20)
+	set(&o.MaxDepth, 1000)
+	set(&o.MaxPatchOps, 10_000)
+	set(&o.MaxStateSize, 64<<20)
+	set(&o.MaxMessages, 10_000)
+	set(&o.MaxMessageSize, 8<<20)
+	return o
+}
+
+// stateLimits are the limits on the state and the patches that change it.
+func (o *Options) stateLimits() limits {
+	return limits{ops: o.MaxPatchOps, size: o.MaxStateSize, depth: o.MaxDepth}
+}
+
+// messageLimits are the limits on one message and the patches that change
+// an activity message's content.
+func (o *Options) messageLimits() limits {
+	return limits{ops: o.MaxPatchOps, size: o.MaxMessageSize, depth: o.MaxDepth}
+}
+
+// checkLimits fails with ErrLimit when the view t built is larger than the
+// options allow: the state, the number of messages, or a message that the
+// event added or replaced. Each check costs O(1) per message changed.
+func (t *txn) checkLimits(o *Options) error {
+	if t.next.state != t.old.state {
+		if err := o.stateLimits().check("the state", t.next.state); err != nil {
+			return err
+		}
+	}
+	if n := len(t.next.messages); n > o.MaxMessages && n > len(t.old.messages) {
+		return fmt.Errorf("%w: %d messages, more than MaxMessages (%d)", ErrLimit, n, o.MaxMessages)
+	}
+	lim := o.messageLimits()
+	for _, ids := range [][]string{t.added, t.replaced} {
+		for _, id := range ids {
+			if m, _, ok := t.message(id); ok {
+				if err := lim.check(fmt.Sprintf("message %q", id), m.v); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}

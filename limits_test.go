@@ -1,0 +1,115 @@
+package aguistate
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestLimits checks every limit of Options exactly at the limit (accepted)
+// and one past it (a fatal ErrLimit that changes nothing).
+func TestLimits(t *testing.T) {
+	t.Parallel()
+	nested := func(depth int) string { return strings.Repeat("[", depth) + strings.Repeat("]", depth) }
+	ops := func(n int) string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = `{"op":"test","path":"","value":{}}`
+		}
+		return `{"type":"STATE_DELTA","delta":[` + strings.Join(s, ",") + `]}`
+	}
+	messages := func(n int) string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = fmt.Sprintf(`{"id":"m%d","role":"user"}`, i)
+		}
+		return `{"type":"MESSAGES_SNAPSHOT","messages":[` + strings.Join(s, ",") + `]}`
+	}
+	// A state {"a":"xxx…"} is len(x)+8 bytes of JSON text.
+	snapshot := func(size int) string {
+		return `{"type":"STATE_SNAPSHOT","snapshot":{"a":"` + strings.Repeat("x", size-8) + `"}}`
+	}
+	// custom returns a CUSTOM event of exactly size bytes.
+	custom := func(size int) string {
+		const head, tail = `{"type":"CUSTOM","name":"n","value":"`, `"}`
+		return head + strings.Repeat("x", size-len(head)-len(tail)) + tail
+	}
+	// {"id":"m","role":"assistant","content":""} is the message before any text.
+	base := len(`{"id":"m","role":"assistant","content":""}`)
+	tests := []struct {
+		name     string
+		opts     Options
+		setup    []string
+		at, past string
+		reason   string
+	}{
+		{name: "event size", opts: Options{MaxEventSize: 100},
+			at: custom(100), past: custom(101),
+			reason: "MaxEventSize bounds the JSON text of one event"},
+		{name: "event depth", opts: Options{MaxDepth: 10},
+			at: `{"type":"STATE_SNAPSHOT","snapshot":` + nested(9) + `}`, past: `{"type":"STATE_SNAPSHOT","snapshot":` + nested(10) + `}`,
+			reason: "the event object itself is one level"},
+		{name: "state depth through a patch", opts: Options{MaxDepth: 10},
+			setup:  []string{`{"type":"STATE_SNAPSHOT","snapshot":{"a":` + nested(8) + `}}`},
+			at:     `{"type":"STATE_DELTA","delta":[{"op":"copy","from":"/a","path":"/a/-"}]}`,
+			past:   `{"type":"STATE_DELTA","delta":[{"op":"copy","from":"/a","path":"/a/-"}]}`,
+			reason: "copying an array into itself nests the state one level deeper each time"},
+		{name: "patch operations", opts: Options{MaxPatchOps: 5},
+			at: ops(5), past: ops(6), reason: "MaxPatchOps bounds one patch"},
+		{name: "state size", opts: Options{MaxStateSize: 64},
+			at: snapshot(64), past: snapshot(65), reason: "MaxStateSize bounds the state's JSON text"},
+		{name: "state size through copies", opts: Options{MaxStateSize: 64},
+			setup:  []string{`{"type":"STATE_SNAPSHOT","snapshot":{"a":"0123456789"}}`},
+			at:     `{"type":"STATE_DELTA","delta":[{"op":"copy","from":"/a","path":"/b"},{"op":"copy","from":"/a","path":"/c"}]}`,
+			past:   `{"type":"STATE_DELTA","delta":[{"op":"copy","from":"","path":"/x"},{"op":"copy","from":"","path":"/y"}]}`,
+			reason: "checked after every operation, so doubling copies stop at once"},
+		{name: "messages", opts: Options{MaxMessages: 3},
+			at: messages(3), past: messages(4), reason: "MaxMessages bounds the list"},
+		{name: "message size", opts: Options{MaxMessageSize: 60},
+			setup:  []string{`{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}`},
+			at:     `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"` + strings.Repeat("x", 60-base) + `"}`,
+			past:   `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"y"}`,
+			reason: "MaxMessageSize bounds a message's text as it streams"},
+		{name: "activity content through a patch", opts: Options{MaxMessageSize: 100},
+			setup:  []string{`{"type":"ACTIVITY_SNAPSHOT","messageId":"x","activityType":"T","content":{"a":"0123456789"}}`},
+			at:     `{"type":"ACTIVITY_DELTA","messageId":"x","activityType":"T","patch":[{"op":"copy","from":"/a","path":"/b"}]}`,
+			past:   `{"type":"ACTIVITY_DELTA","messageId":"x","activityType":"T","patch":[{"op":"copy","from":"","path":"/c"}]}`,
+			reason: "an activity's content cannot grow past MaxMessageSize either"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := New(&tt.opts)
+			for _, ev := range tt.setup {
+				require.NoError(t, c.Apply([]byte(ev)), "setup")
+			}
+			require.NoError(t, c.Apply([]byte(tt.at)), "at the limit: %s", tt.reason)
+			before := snapshotOf(c)
+			err := c.Apply([]byte(tt.past))
+			require.ErrorIs(t, err, ErrLimit, "one past the limit: %s", tt.reason)
+			var ee *EventError
+			require.ErrorAs(t, err, &ee)
+			assert.Equal(t, len(tt.setup)+2, ee.Index)
+			assert.Equal(t, before, snapshotOf(c), "the Consumer is unchanged")
+		})
+	}
+}
+
+// TestDeepNestingDoesNotOverflow feeds 100,000 nested arrays as an event and
+// as a run input.
+func TestDeepNestingDoesNotOverflow(t *testing.T) {
+	t.Parallel()
+	deep := strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000)
+	c := New(nil)
+	assert.ErrorIs(t, c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":`+deep+`}`)), ErrLimit)
+	assert.ErrorIs(t, c.StartRun([]byte(`{"state":`+deep+`}`)), ErrLimit)
+	assert.Equal(t, `{}`, c.State().String())
+}
+
+// snapshotOf returns the Consumer's state, messages and divergence as text.
+func snapshotOf(c *Consumer) string {
+	return fmt.Sprintf("%s %s %v", c.State(), valueOf(encodeMessages(c.Messages())), c.Diverged())
+}
