@@ -45,6 +45,10 @@ var (
 	// the number of messages, or the size of one message. It is fatal.
 	ErrLimit = errors.New("aguistate: limit exceeded")
 
+	// ErrBadCheckpoint reports data given to [Restore] that is not a
+	// checkpoint made by [Consumer.Checkpoint].
+	ErrBadCheckpoint = errors.New("aguistate: not a checkpoint")
+
 	// ErrStateRejected reports a candidate state that
 	// [Options.ValidateState] refused. It is a warning: the event is
 	// skipped and the state marked diverged, as for ErrPatchFailed.

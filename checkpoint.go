@@ -1,0 +1,179 @@
+package aguistate
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/aguistate/aguistate/internal/jsonv"
+)
+
+// checkpointVersion names the checkpoint format; Restore refuses others.
+const checkpointVersion = "aguistate-checkpoint/1"
+
+var chunkKindNames = map[chunkKind]string{
+	chunkText: "TEXT_MESSAGE_CHUNK", chunkReasoning: "REASONING_MESSAGE_CHUNK", chunkTool: "TOOL_CALL_CHUNK",
+}
+
+// Checkpoint returns everything that decides what the Consumer does with
+// the next event, as one JSON object: the state, the messages, the diverged
+// flag, the pending interrupts, the thread and run ids, the open chunk
+// streams, and the count of events applied (which numbers the next event's
+// errors). State, messages and interrupts are written verbatim, numbers and
+// member order included. [Restore] reads it back. Subscribers and Options
+// are not part of it. Do not depend on the layout of the object beyond
+// passing it to Restore; its "format" member names the version.
+func (c *Consumer) Checkpoint() []byte {
+	c.mu.Lock()
+	v, events := c.cur.Load(), c.events
+	c.mu.Unlock()
+
+	chunks := make([]*jsonv.Node, len(v.chunks))
+	for i, s := range v.chunks {
+		chunks[i] = newObject([]string{"lane", "kind", "id", "role", "name", "parent"},
+			jsonv.NewString(s.lane), jsonv.NewString(chunkKindNames[s.kind]), jsonv.NewString(s.id),
+			stringOr(s.role, s.hasRole), stringOr(s.name, s.hasName), stringOr(s.parent, s.hasParent))
+	}
+	interrupts := v.interrupts
+	if interrupts == nil {
+		interrupts = []*jsonv.Node{}
+	}
+	return jsonv.Marshal(jsonv.NewObject(
+		[]string{"format", "events", "threadId", "runId", "diverged", "state", "messages", "interrupts", "chunks"},
+		[]*jsonv.Node{jsonv.NewString(checkpointVersion), jsonv.NewNumber(strconv.Itoa(events)),
+			jsonv.NewString(v.threadID), jsonv.NewString(v.runID), jsonv.NewBool(v.diverged), v.state,
+			encodeMessages(v.messages), jsonv.NewArray(interrupts), jsonv.NewArray(chunks)}))
+}
+
+// Restore returns a Consumer that holds exactly what checkpoint, made by
+// [Consumer.Checkpoint], says, configured by opts (nil means the defaults).
+// Given the rest of a stream, it ends where the Consumer that made the
+// checkpoint would have ended. It returns an error wrapping
+// [ErrBadCheckpoint] when checkpoint is not one, or [ErrLimit] when it
+// holds more than opts allows.
+func Restore(checkpoint []byte, opts *Options) (*Consumer, error) {
+	c := New(opts)
+	n, err := jsonv.Parse(checkpoint, c.opts.MaxDepth+2) // the state and messages sit two levels down
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadCheckpoint, err)
+	}
+	r := restorer{n: n}
+	if f := r.text("format"); r.err == nil && f != checkpointVersion {
+		return nil, fmt.Errorf("%w: format %q, want %q", ErrBadCheckpoint, f, checkpointVersion)
+	}
+	events, perr := strconv.Atoi(r.member("events", jsonv.Number).Text())
+	v := &view{
+		threadID: r.text("threadId"),
+		runID:    r.text("runId"),
+		diverged: r.member("diverged", jsonv.True, jsonv.False).Kind() == jsonv.True,
+		state:    r.member("state"),
+	}
+	msgs := r.member("messages", jsonv.Array)
+	interrupts := r.member("interrupts", jsonv.Array)
+	chunks := r.member("chunks", jsonv.Array)
+	if r.err != nil {
+		return nil, r.err
+	}
+	if perr != nil || events < 0 {
+		return nil, fmt.Errorf("%w: \"events\" is not a count", ErrBadCheckpoint)
+	}
+	if v.messages, err = decodeMessages(msgs, true); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadCheckpoint, err)
+	}
+	v.index = make(map[string]int, len(v.messages))
+	reindex(v.index, v.messages)
+	if len(v.index) != countIDs(v.messages) {
+		return nil, fmt.Errorf("%w: two messages have one id", ErrBadCheckpoint)
+	}
+	if interrupts.Len() > 0 {
+		v.interrupts = interrupts.Elems()
+	}
+	for i, s := range chunks.Elems() {
+		cs, err := restoreChunk(s)
+		if err != nil {
+			return nil, fmt.Errorf("%w: chunk stream %d: %w", ErrBadCheckpoint, i, err)
+		}
+		v.chunks = append(v.chunks, cs)
+	}
+	// The limits apply to a restored Consumer as to any event.
+	t := newTxn(&view{state: jsonv.NewNull()}, &c.opts)
+	t.next = *v
+	for _, m := range v.messages {
+		t.added = append(t.added, m.ID)
+	}
+	if err := t.checkLimits(&c.opts); err != nil {
+		return nil, err
+	}
+	c.events = events
+	c.cur.Store(v)
+	return c, nil
+}
+
+func countIDs(ms []Message) int {
+	n := 0
+	for _, m := range ms {
+		if m.ID != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// restorer reads the members of a checkpoint object, keeping the first
+// error.
+type restorer struct {
+	n   *jsonv.Node
+	err error
+}
+
+// member returns the member name, which must exist and, when kinds are
+// given, be of one of them.
+func (r *restorer) member(name string, kinds ...jsonv.Kind) *jsonv.Node {
+	v := r.n.Get(name)
+	ok := v != nil
+	if ok && len(kinds) > 0 {
+		ok = false
+		for _, k := range kinds {
+			ok = ok || v.Kind() == k
+		}
+	}
+	if !ok {
+		if r.err == nil {
+			r.err = fmt.Errorf("%w: %q is missing or of the wrong type", ErrBadCheckpoint, name)
+		}
+		return jsonv.NewArray(nil) // a harmless stand-in until r.err is looked at
+	}
+	return v
+}
+
+func (r *restorer) text(name string) string { return r.member(name, jsonv.String).Text() }
+
+func restoreChunk(n *jsonv.Node) (chunkStream, error) {
+	var s chunkStream
+	if n.Kind() != jsonv.Object {
+		return s, fmt.Errorf("not an object")
+	}
+	r := restorer{n: n}
+	s.lane, s.id = r.text("lane"), r.text("id")
+	kind := r.text("kind")
+	for k, name := range chunkKindNames {
+		if name == kind {
+			s.kind = k
+		}
+	}
+	if r.err != nil {
+		return s, r.err
+	}
+	if s.kind == 0 {
+		return s, fmt.Errorf("unknown kind %q", kind)
+	}
+	for _, f := range []struct {
+		name string
+		text *string
+		has  *bool
+	}{{"role", &s.role, &s.hasRole}, {"name", &s.name, &s.hasName}, {"parent", &s.parent, &s.hasParent}} {
+		if v := n.Get(f.name); v != nil {
+			*f.text, *f.has = r.text(f.name), true
+		}
+	}
+	return s, r.err
+}

@@ -1,0 +1,171 @@
+package aguistate
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// streamEvents reads every event of a stream file, copied.
+func streamEvents(t testing.TB, path string) [][]byte {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	var events [][]byte
+	for text, err := range ReadEvents(f, nil) {
+		require.NoError(t, err)
+		events = append(events, append([]byte(nil), text...))
+	}
+	return events
+}
+
+// applyAll applies events until the first fatal error, and returns how
+// many it applied.
+func applyAll(c *Consumer, events [][]byte) int {
+	for i, ev := range events {
+		if c.Apply(ev) != nil {
+			return i
+		}
+	}
+	return len(events)
+}
+
+// TestCheckpointCut cuts every stream, shared and bundled, at every event
+// boundary: a Consumer restored from a checkpoint taken there and given the
+// rest of the stream must end byte for byte where an uninterrupted one ends.
+func TestCheckpointCut(t *testing.T) {
+	t.Parallel()
+	var files []string
+	for _, dir := range []string{sharedDir(t, "streams"), filepath.Join("testdata", "streams")} {
+		for _, pattern := range []string{"*.sse", "*.jsonl", "*.events.json"} {
+			m, err := filepath.Glob(filepath.Join(dir, pattern))
+			require.NoError(t, err)
+			files = append(files, m...)
+		}
+	}
+	cuts := 0
+	for _, file := range files {
+		events := streamEvents(t, file)
+		input, _ := os.ReadFile(strings.TrimSuffix(strings.TrimSuffix(file, filepath.Ext(file)), ".events") + ".input.json")
+		start := func() *Consumer {
+			c := New(nil)
+			if input != nil {
+				require.NoError(t, c.StartRun(input))
+			}
+			return c
+		}
+		whole := start()
+		applied := applyAll(whole, events)
+		want := string(whole.Checkpoint())
+		for k := 0; k <= applied; k++ { // a fatal event ends the stream
+			first := start()
+			applyAll(first, events[:k])
+			cp := first.Checkpoint()
+			restored, err := Restore(cp, nil)
+			require.NoError(t, err, "%s cut at %d", file, k)
+			require.Equal(t, string(cp), string(restored.Checkpoint()), "%s: a checkpoint round-trips exactly", file)
+			applyAll(restored, events[k:])
+			assert.Equal(t, want, string(restored.Checkpoint()), "%s cut at %d", filepath.Base(file), k)
+			cuts++
+		}
+	}
+	t.Logf("%d streams, %d cuts", len(files), cuts)
+	assert.Greater(t, cuts, 100)
+}
+
+// TestCheckpointKeepsEverything checks a checkpoint of a Consumer holding
+// every kind of state: exact numbers, member order, divergence, interrupts,
+// an open chunk stream.
+func TestCheckpointKeepsEverything(t *testing.T) {
+	t.Parallel()
+	c := New(nil)
+	for _, ev := range []string{
+		`{"type":"RUN_STARTED","threadId":"t1","runId":"r1"}`,
+		`{"type":"STATE_SNAPSHOT","snapshot":{"z":12345678901234567890,"a":0.10,"m":1e2}}`,
+		`{"type":"STATE_DELTA","delta":[{"op":"remove","path":"/missing"}]}`,
+		`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","role":"assistant","delta":"Hel"}`,
+		`{"type":"RUN_FINISHED","threadId":"t1","runId":"r1","outcome":{"type":"interrupt","interrupts":[{"id":"i1","reason":"approve","x":1.50}]}}`,
+		`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m2","delta":"open"}`,
+	} {
+		require.NoError(t, c.Apply([]byte(ev)))
+	}
+	r, err := Restore(c.Checkpoint(), nil)
+	require.NoError(t, err)
+	assert.Equal(t, `{"z":12345678901234567890,"a":0.10,"m":1e2}`, r.State().String())
+	assert.True(t, r.Diverged())
+	require.Len(t, r.Interrupts(), 1)
+	assert.Equal(t, `{"id":"i1","reason":"approve","x":1.50}`, r.Interrupts()[0].String())
+	assert.Equal(t, "t1", r.NextInput(RunAgentInput{}).ThreadID)
+	require.NoError(t, r.Apply([]byte(`{"type":"TEXT_MESSAGE_CHUNK","delta":"!"}`)), "the open chunk stream continues")
+	assert.Equal(t, `[{"id":"m1","role":"assistant","content":"Hel"},{"id":"m2","role":"assistant","content":"open!"}]`,
+		valueOf(encodeMessages(r.Messages())).String())
+	err = r.Apply([]byte(`{"type":"STATE_DELTA"}`))
+	var ee *EventError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, 8, ee.Index, "event positions go on from the checkpoint")
+}
+
+func TestRestoreRejects(t *testing.T) {
+	t.Parallel()
+	good := string(New(nil).Checkpoint())
+	tests := []struct {
+		name, checkpoint string
+		reason           string
+	}{
+		{"not JSON", `{`, "invalid JSON"},
+		{"not an object", `[]`, "a checkpoint is an object"},
+		{"other format", strings.Replace(good, "aguistate-checkpoint/1", "aguistate-checkpoint/9", 1), "unknown version"},
+		{"no state", strings.Replace(good, `"state":{},`, ``, 1), "state is required"},
+		{"negative events", strings.Replace(good, `"events":0`, `"events":-1`, 1), "a count"},
+		{"duplicate ids", strings.Replace(good, `"messages":[]`, `"messages":[{"id":"a","role":"user"},{"id":"a","role":"user"}]`, 1), "ids are unique"},
+		{"bad chunk", strings.Replace(good, `"chunks":[]`, `"chunks":[{"lane":"","kind":"NOPE","id":"m"}]`, 1), "unknown chunk kind"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Restore([]byte(tt.checkpoint), nil)
+			assert.ErrorIs(t, err, ErrBadCheckpoint, tt.reason)
+		})
+	}
+	_, err := Restore([]byte(strings.Replace(good, `"state":{}`, `"state":"`+strings.Repeat("x", 100)+`"`, 1)), &Options{MaxStateSize: 50})
+	assert.ErrorIs(t, err, ErrLimit, "a restored Consumer obeys its limits")
+}
+
+// FuzzRestore feeds arbitrary data to Restore: it never panics, fails only
+// with ErrBadCheckpoint or ErrLimit, and what it accepts checkpoints to a
+// fixed point.
+func FuzzRestore(f *testing.F) {
+	c := New(nil)
+	for _, ev := range []string{
+		`{"type":"STATE_SNAPSHOT","snapshot":{"a":[1,2.50]}}`,
+		`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u","role":"user","content":"x"}]}`,
+		`{"type":"TOOL_CALL_CHUNK","toolCallId":"c","toolCallName":"f","parentMessageId":"p","delta":"{"}`,
+	} {
+		f.Add(c.Checkpoint())
+		_ = c.Apply([]byte(ev))
+	}
+	f.Add(c.Checkpoint())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := Restore(data, &Options{MaxStateSize: 1 << 16})
+		if err != nil {
+			if !errors.Is(err, ErrBadCheckpoint) && !errors.Is(err, ErrLimit) {
+				t.Fatalf("unexpected error class: %v", err)
+			}
+			return
+		}
+		cp := r.Checkpoint()
+		again, err := Restore(cp, nil)
+		if err != nil {
+			t.Fatalf("a checkpoint does not restore: %v\n%s", err, cp)
+		}
+		if got := again.Checkpoint(); string(got) != string(cp) {
+			t.Fatalf("not a fixed point:\n%s\n%s", cp, got)
+		}
+	})
+}
