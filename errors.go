@@ -69,11 +69,10 @@ type EventError struct {
 }
 
 func (e *EventError) Error() string {
-	typ := e.Type
-	if typ == "" {
-		typ = "unknown type"
+	if e.Type == "" { // the event was not read far enough to have one
+		return fmt.Sprintf("aguistate: event %d: %s", e.Index, trim(e.Err))
 	}
-	return fmt.Sprintf("aguistate: event %d (%s): %s", e.Index, typ, trim(e.Err))
+	return fmt.Sprintf("aguistate: event %d (%s): %s", e.Index, e.Type, trim(e.Err))
 }
 
 // Unwrap returns the cause.

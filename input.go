@@ -33,8 +33,9 @@ type RunAgentInput struct {
 // NextInput returns base with State and Messages set to exactly what the
 // Consumer holds, except activity messages, which never travel to the
 // producer (spec, MESSAGES_SNAPSHOT). An empty ThreadID becomes the thread
-// of the last run started (RUN_STARTED or [Consumer.StartRun]); an empty
-// RunID becomes a new random UUID (version 4). The other fields are base's.
+// of the last run started (RUN_STARTED or [Consumer.StartRun]), or a new
+// random UUID (version 4) when no run has named one; an empty RunID becomes
+// a new random UUID. The other fields are base's.
 // The messages are immutable views; the slice is new.
 func (c *Consumer) NextInput(base RunAgentInput) RunAgentInput {
 	v := c.cur.Load()
@@ -48,6 +49,9 @@ func (c *Consumer) NextInput(base RunAgentInput) RunAgentInput {
 	}
 	if in.ThreadID == "" {
 		in.ThreadID = v.threadID
+	}
+	if in.ThreadID == "" {
+		in.ThreadID = newUUID()
 	}
 	if in.RunID == "" {
 		in.RunID = newUUID()

@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	go run ./examples/replay [-input RUN_INPUT.json] [STREAM]
+//	go run ./examples/replay [-input RUN_INPUT.json] [-next-input] [STREAM]
 //
 // STREAM (default: standard input) is a server-sent event stream, JSON
 // Lines, or a JSON array of events. -input names a RunAgentInput JSON file
@@ -16,6 +16,12 @@
 // for each skipped event and "error: event N (TYPE): ..." for a fatal one,
 // with N counting events from 1. The exit status is 0, 1 after a fatal
 // error, or 2 for bad usage or an unreadable file.
+//
+// With -next-input, standard output gets instead the RunAgentInput of the
+// next run on the thread: the state and messages held (without activity
+// messages, which never travel to the producer), the thread id of -input or
+// of the stream's RUN_STARTED (generated when neither names one), a new run
+// id, and -input's tools, context and forwardedProps.
 package main
 
 import (
@@ -38,8 +44,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	flags := flag.NewFlagSet("replay", flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	inputPath := flags.String("input", "", "RunAgentInput JSON `file` giving the starting state and messages")
+	nextInput := flags.Bool("next-input", false, "print the next run's RunAgentInput instead of the state and messages")
 	flags.Usage = func() {
-		fmt.Fprintln(stderr, "usage: replay [-input RUN_INPUT.json] [STREAM]")
+		fmt.Fprintln(stderr, "usage: replay [-input RUN_INPUT.json] [-next-input] [STREAM]")
 		flags.PrintDefaults()
 	}
 	if err := flags.Parse(args); err != nil {
@@ -50,6 +57,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 
+	var base aguistate.RunAgentInput // the fields -next-input carries over
 	c := aguistate.New(nil)
 	c.Subscribe(func(ch aguistate.Change) {
 		if ch.Warning != nil {
@@ -66,6 +74,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "error: %s: %s\n", *inputPath, strings.TrimPrefix(err.Error(), "aguistate: "))
 			return 2
 		}
+		var carried struct {
+			Tools, Context, ForwardedProps json.RawMessage
+		}
+		if err := json.Unmarshal(input, &carried); err != nil {
+			fmt.Fprintf(stderr, "error: %s: %v\n", *inputPath, err)
+			return 2
+		}
+		base.Tools, base.Context, base.ForwardedProps = carried.Tools, carried.Context, carried.ForwardedProps
 	}
 	stream := stdin
 	if flags.NArg() == 1 {
@@ -83,12 +99,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "error:", strings.TrimPrefix(err.Error(), "aguistate: "))
 		status = 1
 	}
-	out := struct {
+	var out any = struct {
 		State    aguistate.Value     `json:"state"`
 		Messages []aguistate.Message `json:"messages"`
-	}{c.State(), c.Messages()}
-	if out.Messages == nil {
-		out.Messages = []aguistate.Message{}
+	}{c.State(), append([]aguistate.Message{}, c.Messages()...)}
+	if *nextInput {
+		out = c.NextInput(base)
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)
