@@ -15,10 +15,12 @@
 //
 // Use [New] to make a [Consumer] for a thread, [Consumer.StartRun] to load a
 // run's RunAgentInput, [Consumer.Run] to apply a whole stream from an
-// io.Reader, or [Consumer.Apply] to apply one event. Use [Consumer.State],
-// [Consumer.Messages] and [Consumer.Diverged] to read, [Consumer.Subscribe]
-// to be told what each event changed, and [ReadEvents] to split a stream
-// into events without applying them. The examples show each in use.
+// io.Reader, [Consumer.RunAgent] to POST a run's input to an agent and
+// apply its response (AG-UI HTTP transport), or [Consumer.Apply] to apply
+// one event. Use [Consumer.State], [Consumer.Messages] and
+// [Consumer.Diverged] to read, [Consumer.Subscribe] to be told what each
+// event changed, and [ReadEvents] to split a stream into events without
+// applying them. The examples show each in use.
 //
 // # State and messages
 //

@@ -2,8 +2,12 @@ package aguistate_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 
 	"github.com/aguistate/aguistate"
@@ -123,4 +127,37 @@ func ExampleReadEvents() {
 	// Output:
 	// {"type":"RUN_STARTED","threadId":"t","runId":"r"}
 	// {"type":"CUSTOM","name":"ping","value":1}
+}
+
+// RunAgent POSTs the next run's input to an agent and applies the SSE
+// response. Here the agent is an httptest server that echoes the state it
+// was sent and counts one more.
+func ExampleConsumer_RunAgent() {
+	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in struct {
+			ThreadID, RunID string
+			State           json.RawMessage
+		}
+		_ = json.NewDecoder(r.Body).Decode(&in)
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":%q,\"runId\":%q}\n\n", in.ThreadID, in.RunID)
+		fmt.Fprintf(w, "data: {\"type\":\"STATE_SNAPSHOT\",\"snapshot\":{\"sent\":%s}}\n\n", in.State)
+		io.WriteString(w, `data: {"type":"STATE_DELTA","delta":[{"op":"add","path":"/count","value":2}]}`+"\n\n")
+		fmt.Fprintf(w, "data: {\"type\":\"RUN_FINISHED\",\"threadId\":%q,\"runId\":%q}\n\n", in.ThreadID, in.RunID)
+	}))
+	defer agent.Close()
+
+	c := aguistate.New(nil)
+	_ = c.StartRun([]byte(`{"threadId":"t1","state":{"count":1}}`))
+	input := c.NextInput(aguistate.RunAgentInput{RunID: "r1"})
+	if err := c.RunAgent(context.Background(), nil, agent.URL, input); err != nil {
+		var he *aguistate.HTTPError
+		if errors.As(err, &he) {
+			fmt.Println("agent answered", he.StatusCode)
+		}
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(c.State())
+	// Output: {"sent":{"count":1},"count":2}
 }

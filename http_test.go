@@ -1,0 +1,402 @@
+package aguistate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// newAgent starts an httptest server that answers every request with
+// handler, and closes it when the test ends (which waits for the handlers).
+func newAgent(t *testing.T, handler http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(handler)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// streamEvents writes each chunk and flushes after it, so that the client
+// reads the events one at a time as a live agent sends them.
+func streamEvents(w http.ResponseWriter, contentType string, chunks []string) {
+	w.Header().Set("Content-Type", contentType)
+	w.WriteHeader(http.StatusOK)
+	for _, chunk := range chunks {
+		_, _ = io.WriteString(w, chunk)
+		w.(http.Flusher).Flush()
+	}
+}
+
+// sseChunks frames each event as one server-sent event.
+func sseChunks(events ...string) []string {
+	out := make([]string, len(events))
+	for i, ev := range events {
+		out[i] = "data: " + ev + "\n\n"
+	}
+	return out
+}
+
+// recordedRun is a real recorded SSE run of ../shared/streams with its run
+// input and the reference client's result.
+type recordedRun struct {
+	input          []byte   // the RunAgentInput JSON
+	chunks         []string // the stream, one SSE event (with its id line) per chunk
+	state, message string   // the expected state and messages (JSON text)
+}
+
+func loadRecordedRun(t *testing.T, name string) recordedRun {
+	t.Helper()
+	dir := sharedDir(t, "streams")
+	input, err := os.ReadFile(filepath.Join(dir, name+".input.json"))
+	require.NoError(t, err)
+	stream, err := os.ReadFile(filepath.Join(dir, name+".sse"))
+	require.NoError(t, err)
+	var chunks []string
+	for ev := range strings.SplitAfterSeq(string(stream), "\n\n") {
+		chunks = append(chunks, ev)
+	}
+	require.Greater(t, len(chunks), 2, "the recorded stream has events")
+	var expected struct {
+		State    json.RawMessage `json:"state"`
+		Messages json.RawMessage `json:"messages"`
+	}
+	readJSON(t, filepath.Join(dir, "expected", name+".json"), &expected)
+	return recordedRun{input: input, chunks: chunks, state: string(expected.State), message: string(expected.Messages)}
+}
+
+func TestRunAgent(t *testing.T) {
+	const inlineInput = `{"threadId":"t1","runId":"r0","state":{"n":12345678901234567890,"s":"<a&b>","f":1.50},` +
+		`"messages":[{"id":"u1","role":"user","content":"hi <there>"}]}`
+	inline := []string{
+		`{"type":"RUN_STARTED","threadId":"t1","runId":"r1"}`,
+		`{"type":"STATE_DELTA","delta":[{"op":"add","path":"/m","value":12345678901234567891}]}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"a1","role":"assistant"}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"a1","delta":"hel"}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"a1","delta":"lo"}`,
+		`{"type":"TEXT_MESSAGE_END","messageId":"a1"}`,
+	}
+	finished := `{"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}`
+	inlineState := `{"n":12345678901234567890,"s":"<a&b>","f":1.50,"m":12345678901234567891}`
+	inlineMessages := `[{"id":"u1","role":"user","content":"hi <there>"},{"id":"a1","role":"assistant","content":"hello"}]`
+	// What the request must carry, byte for byte.
+	inlineRequest := map[string]string{
+		"threadId": `"t1"`,
+		"runId":    `"r1"`,
+		"state":    `{"n":12345678901234567890,"s":"<a&b>","f":1.50}`,
+		"messages": `[{"id":"u1","role":"user","content":"hi <there>"}]`,
+		"tools":    `[]`,
+	}
+	jsonl := make([]string, 0, len(inline)+1)
+	for _, ev := range append(inline, finished) {
+		jsonl = append(jsonl, ev+"\n")
+	}
+
+	cases := []struct {
+		name, reason string
+		recorded     string            // a recorded run in ../shared/streams, or ""
+		input        string            // the run input given to StartRun (inline rows)
+		runID        string            // RunAgentInput.RunID
+		chunks       []string          // the response body, one flush after each chunk
+		contentType  string            // the response's Content-Type
+		wantRequest  map[string]string // request body members, exact JSON text
+		wantState    string            // by value
+		wantMessages string            // by value
+	}{{
+		name:     "recorded interrupt run",
+		reason:   "a real agent's SSE run, streamed event by event, ends as the reference client ends",
+		recorded: "goex-agentic-interrupt-run1",
+		runID:    "r",
+		wantRequest: map[string]string{
+			"threadId": `"t"`, "runId": `"r"`, "state": `{}`, "messages": `[]`,
+		},
+		contentType: "text/event-stream",
+	}, {
+		name:         "inline SSE",
+		reason:       "state numbers and <, & travel to the agent byte for byte, and the events apply",
+		input:        inlineInput,
+		runID:        "r1",
+		chunks:       sseChunks(append(inline, finished)...),
+		contentType:  "text/event-stream; charset=utf-8",
+		wantRequest:  inlineRequest,
+		wantState:    inlineState,
+		wantMessages: inlineMessages,
+	}, {
+		name:         "JSON Lines body",
+		reason:       "a 2xx body in another framing is read anyway (ReadEvents detects it)",
+		input:        inlineInput,
+		runID:        "r1",
+		chunks:       jsonl,
+		contentType:  "application/jsonl",
+		wantRequest:  inlineRequest,
+		wantState:    inlineState,
+		wantMessages: inlineMessages,
+	}, {
+		name:         "RUN_ERROR ends the run",
+		reason:       "RUN_ERROR is how the protocol ends a failed run: no error, the events before it stay",
+		input:        inlineInput,
+		runID:        "r1",
+		chunks:       sseChunks(append(inline, `{"type":"RUN_ERROR","message":"model overloaded","code":"503"}`)...),
+		contentType:  "text/event-stream",
+		wantRequest:  inlineRequest,
+		wantState:    inlineState,
+		wantMessages: inlineMessages,
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			input, chunks := []byte(tc.input), tc.chunks
+			wantState, wantMessages := tc.wantState, tc.wantMessages
+			if tc.recorded != "" {
+				run := loadRecordedRun(t, tc.recorded)
+				input, chunks = run.input, run.chunks
+				wantState, wantMessages = run.state, run.message
+			}
+			srv := newAgent(t, func(w http.ResponseWriter, r *http.Request) {
+				assert.Equal(t, http.MethodPost, r.Method)
+				assert.Equal(t, "text/event-stream", r.Header.Get("Accept"))
+				assert.Equal(t, "application/json", r.Header.Get("Content-Type"))
+				var body map[string]json.RawMessage
+				assert.NoError(t, json.NewDecoder(r.Body).Decode(&body))
+				got := make(map[string]string, len(tc.wantRequest))
+				for name := range tc.wantRequest {
+					got[name] = string(body[name])
+				}
+				assert.Equal(t, tc.wantRequest, got, "request body; %s", tc.reason)
+				streamEvents(w, tc.contentType, chunks)
+			})
+
+			c := New(nil)
+			require.NoError(t, c.StartRun(input))
+			var warnings []error
+			c.Subscribe(func(ch Change) {
+				if ch.Warning != nil {
+					warnings = append(warnings, ch.Warning)
+				}
+			})
+			err := c.RunAgent(context.Background(), srv.Client(), srv.URL, c.NextInput(RunAgentInput{RunID: tc.runID}))
+			require.NoError(t, err, tc.reason)
+			assert.Empty(t, warnings, "no event is skipped")
+			assertJSONEqual(t, mustParse(t, wantState), c.State().node(), "state; "+tc.reason)
+			assertJSONEqual(t, mustParse(t, wantMessages), encodeMessages(c.Messages()), "messages; "+tc.reason)
+		})
+	}
+}
+
+// A nil client is http.DefaultClient, and the Consumer's subscription ends
+// with the call.
+func TestRunAgentDefaultClient(t *testing.T) {
+	srv := newAgent(t, func(w http.ResponseWriter, r *http.Request) {
+		streamEvents(w, "text/event-stream", sseChunks(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
+			`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`))
+	})
+	c := New(nil)
+	require.NoError(t, c.RunAgent(context.Background(), nil, srv.URL, c.NextInput(RunAgentInput{ThreadID: "t"})))
+	c.subs.mu.Lock()
+	defer c.subs.mu.Unlock()
+	assert.Empty(t, c.subs.fns, "RunAgent cancels its subscription")
+}
+
+func TestRunAgentHTTPError(t *testing.T) {
+	long := strings.Repeat("0123456789", 60) // 600 bytes
+	cases := []struct {
+		name, reason string
+		status       int
+		body         string
+		want         HTTPError
+		wantText     string
+	}{{
+		name:     "500 with a body",
+		reason:   "a failing agent's status and the start of its explanation are reported",
+		status:   http.StatusInternalServerError,
+		body:     "model crashed\n",
+		want:     HTTPError{StatusCode: 500, Status: "500 Internal Server Error", Body: "model crashed\n"},
+		wantText: "aguistate: agent answered 500 Internal Server Error: model crashed",
+	}, {
+		name:     "404 without a body",
+		reason:   "a wrong URL is an HTTPError too",
+		status:   http.StatusNotFound,
+		want:     HTTPError{StatusCode: 404, Status: "404 Not Found"},
+		wantText: "aguistate: agent answered 404 Not Found",
+	}, {
+		name:     "long body is cut",
+		reason:   "at most 512 bytes of the body are kept",
+		status:   http.StatusBadGateway,
+		body:     long,
+		want:     HTTPError{StatusCode: 502, Status: "502 Bad Gateway", Body: long[:512]},
+		wantText: "aguistate: agent answered 502 Bad Gateway: " + long[:512],
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newAgent(t, func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tc.status)
+				_, _ = io.WriteString(w, tc.body)
+			})
+			c := New(nil)
+			require.NoError(t, c.StartRun([]byte(`{"threadId":"t","state":{"a":1},"messages":[{"id":"u","role":"user","content":"x"}]}`)))
+			before := snapshot(c)
+			err := c.RunAgent(context.Background(), srv.Client(), srv.URL, c.NextInput(RunAgentInput{}))
+			var he *HTTPError
+			require.ErrorAs(t, err, &he, tc.reason)
+			assert.Equal(t, tc.want, *he, tc.reason)
+			assert.Equal(t, tc.wantText, err.Error())
+			assert.Equal(t, before, snapshot(c), "the Consumer is unchanged")
+		})
+	}
+}
+
+func TestRunAgentBrokenStream(t *testing.T) {
+	started := `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`
+	snap := `{"type":"STATE_SNAPSHOT","snapshot":{"a":1}}`
+	cases := []struct {
+		name, reason string
+		handler      func(w http.ResponseWriter)
+		check        func(t *testing.T, err error)
+		wantState    string
+	}{{
+		name:   "cut mid-event",
+		reason: "a connection cut inside an event is the transport's error, and the cut event is not applied",
+		handler: func(w http.ResponseWriter) {
+			streamEvents(w, "text/event-stream", append(sseChunks(started, snap),
+				`data: {"type":"STATE_SNAPSHOT","snapshot":{"a":`))
+			panic(http.ErrAbortHandler) // drop the connection without ending the chunked body
+		},
+		check: func(t *testing.T, err error) {
+			var ee *EventError
+			require.ErrorAs(t, err, &ee, "a read error is reported as the failure of the next event")
+			assert.Equal(t, 3, ee.Index)
+			assert.ErrorIs(t, err, io.ErrUnexpectedEOF, "the transport's error, as it is")
+			assert.NotErrorIs(t, err, errNoRunEnd)
+		},
+		wantState: `{"a":1}`,
+	}, {
+		name:   "cut between events",
+		reason: "a dropped connection is reported even when no event was cut",
+		handler: func(w http.ResponseWriter) {
+			streamEvents(w, "text/event-stream", sseChunks(started, snap))
+			panic(http.ErrAbortHandler)
+		},
+		check: func(t *testing.T, err error) {
+			var ee *EventError
+			require.ErrorAs(t, err, &ee)
+			assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+			assert.NotErrorIs(t, err, errNoRunEnd)
+		},
+		wantState: `{"a":1}`,
+	}, {
+		name:   "clean end without RUN_FINISHED",
+		reason: "a run's stream is complete only when it says so",
+		handler: func(w http.ResponseWriter) {
+			streamEvents(w, "text/event-stream", sseChunks(started, snap))
+		},
+		check: func(t *testing.T, err error) {
+			assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+			assert.Equal(t, "aguistate: the stream ended before RUN_FINISHED or RUN_ERROR", err.Error())
+		},
+		wantState: `{"a":1}`,
+	}, {
+		name:   "partial event at a clean end",
+		reason: "an SSE event not ended by a blank line is dropped (WHATWG), so the run did not finish",
+		handler: func(w http.ResponseWriter) {
+			streamEvents(w, "text/event-stream", append(sseChunks(started, snap),
+				`data: {"type":"RUN_FINISHED","threadId":"t","runId":"r"}`+"\n"))
+		},
+		check:     func(t *testing.T, err error) { assert.ErrorIs(t, err, errNoRunEnd) },
+		wantState: `{"a":1}`,
+	}, {
+		name:   "empty body",
+		reason: "a 200 with nothing in it is not a finished run",
+		handler: func(w http.ResponseWriter) {
+			streamEvents(w, "text/event-stream", nil)
+		},
+		check:     func(t *testing.T, err error) { assert.ErrorIs(t, err, errNoRunEnd) },
+		wantState: `{}`,
+	}, {
+		name:   "fatal event",
+		reason: "a malformed event stops the run with its *EventError",
+		handler: func(w http.ResponseWriter) {
+			streamEvents(w, "text/event-stream", sseChunks(started, snap, `{"type":"STATE_DELTA","delta":{}}`,
+				`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`))
+		},
+		check: func(t *testing.T, err error) {
+			var ee *EventError
+			require.ErrorAs(t, err, &ee)
+			assert.Equal(t, 3, ee.Index)
+			assert.ErrorIs(t, err, ErrMalformedPatch)
+		},
+		wantState: `{"a":1}`,
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newAgent(t, func(w http.ResponseWriter, r *http.Request) { tc.handler(w) })
+			c := New(nil)
+			err := c.RunAgent(context.Background(), srv.Client(), srv.URL, c.NextInput(RunAgentInput{ThreadID: "t"}))
+			require.Error(t, err, tc.reason)
+			var he *HTTPError
+			assert.False(t, errors.As(err, &he), "not an HTTPError: %v", err)
+			tc.check(t, err)
+			assert.Equal(t, tc.wantState, c.State().String(), tc.reason)
+		})
+	}
+}
+
+func TestRunAgentContext(t *testing.T) {
+	cases := []struct {
+		name, reason string
+		// ctx returns the run's context and a function to call once the
+		// first event is applied.
+		ctx  func() (context.Context, func(), context.CancelFunc)
+		want error
+	}{{
+		name:   "cancelled",
+		reason: "cancelling ctx aborts a read that blocks on a stalled agent",
+		ctx: func() (context.Context, func(), context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			return ctx, cancel, cancel
+		},
+		want: context.Canceled,
+	}, {
+		name:   "deadline",
+		reason: "a deadline ends a stalled run the same way",
+		ctx: func() (context.Context, func(), context.CancelFunc) {
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			return ctx, func() {}, cancel
+		},
+		want: context.DeadlineExceeded,
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			release := make(chan struct{})
+			srv := newAgent(t, func(w http.ResponseWriter, r *http.Request) {
+				streamEvents(w, "text/event-stream", sseChunks(`{"type":"STATE_SNAPSHOT","snapshot":{"a":1}}`))
+				select { // stall mid-stream
+				case <-release:
+				case <-r.Context().Done():
+				}
+			})
+			t.Cleanup(func() { close(release) }) // runs before srv.Close, so no handler is left blocked
+
+			ctx, onFirst, cancel := tc.ctx()
+			defer cancel()
+			c := New(nil)
+			c.Subscribe(func(Change) { onFirst() })
+			start := time.Now()
+			err := c.RunAgent(ctx, srv.Client(), srv.URL, c.NextInput(RunAgentInput{ThreadID: "t"}))
+			assert.ErrorIs(t, err, tc.want, tc.reason)
+			assert.Less(t, time.Since(start), 5*time.Second, "returns promptly")
+			assert.Equal(t, `{"a":1}`, c.State().String(), "the event before the stall is applied")
+		})
+	}
+}
