@@ -26,9 +26,9 @@ func newAgent(t *testing.T, handler http.HandlerFunc) *httptest.Server {
 	return srv
 }
 
-// streamEvents writes each chunk and flushes after it, so that the client
+// serveEvents writes each chunk and flushes after it, so that the client
 // reads the events one at a time as a live agent sends them.
-func streamEvents(w http.ResponseWriter, contentType string, chunks []string) {
+func serveEvents(w http.ResponseWriter, contentType string, chunks []string) {
 	w.Header().Set("Content-Type", contentType)
 	w.WriteHeader(http.StatusOK)
 	for _, chunk := range chunks {
@@ -172,7 +172,7 @@ func TestRunAgent(t *testing.T) {
 					got[name] = string(body[name])
 				}
 				assert.Equal(t, tc.wantRequest, got, "request body; %s", tc.reason)
-				streamEvents(w, tc.contentType, chunks)
+				serveEvents(w, tc.contentType, chunks)
 			})
 
 			c := New(nil)
@@ -196,7 +196,7 @@ func TestRunAgent(t *testing.T) {
 // with the call.
 func TestRunAgentDefaultClient(t *testing.T) {
 	srv := newAgent(t, func(w http.ResponseWriter, r *http.Request) {
-		streamEvents(w, "text/event-stream", sseChunks(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
+		serveEvents(w, "text/event-stream", sseChunks(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
 			`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`))
 	})
 	c := New(nil)
@@ -267,7 +267,7 @@ func TestRunAgentBrokenStream(t *testing.T) {
 		name:   "cut mid-event",
 		reason: "a connection cut inside an event is the transport's error, and the cut event is not applied",
 		handler: func(w http.ResponseWriter) {
-			streamEvents(w, "text/event-stream", append(sseChunks(started, snap),
+			serveEvents(w, "text/event-stream", append(sseChunks(started, snap),
 				`data: {"type":"STATE_SNAPSHOT","snapshot":{"a":`))
 			panic(http.ErrAbortHandler) // drop the connection without ending the chunked body
 		},
@@ -283,7 +283,7 @@ func TestRunAgentBrokenStream(t *testing.T) {
 		name:   "cut between events",
 		reason: "a dropped connection is reported even when no event was cut",
 		handler: func(w http.ResponseWriter) {
-			streamEvents(w, "text/event-stream", sseChunks(started, snap))
+			serveEvents(w, "text/event-stream", sseChunks(started, snap))
 			panic(http.ErrAbortHandler)
 		},
 		check: func(t *testing.T, err error) {
@@ -297,7 +297,7 @@ func TestRunAgentBrokenStream(t *testing.T) {
 		name:   "clean end without RUN_FINISHED",
 		reason: "a run's stream is complete only when it says so",
 		handler: func(w http.ResponseWriter) {
-			streamEvents(w, "text/event-stream", sseChunks(started, snap))
+			serveEvents(w, "text/event-stream", sseChunks(started, snap))
 		},
 		check: func(t *testing.T, err error) {
 			assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
@@ -308,7 +308,7 @@ func TestRunAgentBrokenStream(t *testing.T) {
 		name:   "partial event at a clean end",
 		reason: "an SSE event not ended by a blank line is dropped (WHATWG), so the run did not finish",
 		handler: func(w http.ResponseWriter) {
-			streamEvents(w, "text/event-stream", append(sseChunks(started, snap),
+			serveEvents(w, "text/event-stream", append(sseChunks(started, snap),
 				`data: {"type":"RUN_FINISHED","threadId":"t","runId":"r"}`+"\n"))
 		},
 		check:     func(t *testing.T, err error) { assert.ErrorIs(t, err, errNoRunEnd) },
@@ -317,7 +317,7 @@ func TestRunAgentBrokenStream(t *testing.T) {
 		name:   "empty body",
 		reason: "a 200 with nothing in it is not a finished run",
 		handler: func(w http.ResponseWriter) {
-			streamEvents(w, "text/event-stream", nil)
+			serveEvents(w, "text/event-stream", nil)
 		},
 		check:     func(t *testing.T, err error) { assert.ErrorIs(t, err, errNoRunEnd) },
 		wantState: `{}`,
@@ -325,7 +325,7 @@ func TestRunAgentBrokenStream(t *testing.T) {
 		name:   "fatal event",
 		reason: "a malformed event stops the run with its *EventError",
 		handler: func(w http.ResponseWriter) {
-			streamEvents(w, "text/event-stream", sseChunks(started, snap, `{"type":"STATE_DELTA","delta":{}}`,
+			serveEvents(w, "text/event-stream", sseChunks(started, snap, `{"type":"STATE_DELTA","delta":{}}`,
 				`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`))
 		},
 		check: func(t *testing.T, err error) {
@@ -380,7 +380,7 @@ func TestRunAgentContext(t *testing.T) {
 			t.Parallel()
 			release := make(chan struct{})
 			srv := newAgent(t, func(w http.ResponseWriter, r *http.Request) {
-				streamEvents(w, "text/event-stream", sseChunks(`{"type":"STATE_SNAPSHOT","snapshot":{"a":1}}`))
+				serveEvents(w, "text/event-stream", sseChunks(`{"type":"STATE_SNAPSHOT","snapshot":{"a":1}}`))
 				select { // stall mid-stream
 				case <-release:
 				case <-r.Context().Done():

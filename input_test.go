@@ -65,17 +65,18 @@ func TestNextInput(t *testing.T) {
 	}
 }
 
-// TestNextInputRunID checks that an empty RunID becomes a random UUID v4.
+// TestNextInputRunID checks that an empty RunID, and an empty ThreadID when
+// no run has named a thread, become random UUIDs v4.
 func TestNextInputRunID(t *testing.T) {
 	c := New(nil)
 	a, b := c.NextInput(RunAgentInput{}), c.NextInput(RunAgentInput{})
 	uuid4 := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 	assert.Regexp(t, uuid4, a.RunID)
 	assert.NotEqual(t, a.RunID, b.RunID)
-	assert.Equal(t, "", a.ThreadID, "no run started: no thread")
+	assert.Regexp(t, uuid4, a.ThreadID, "no run started: a new thread")
 	got, err := json.Marshal(a)
 	require.NoError(t, err)
-	assert.Equal(t, `{"threadId":"","runId":"`+a.RunID+`","tools":[],"context":[],"forwardedProps":{},"state":{},"messages":[]}`, string(got))
+	assert.Equal(t, `{"threadId":"`+a.ThreadID+`","runId":"`+a.RunID+`","tools":[],"context":[],"forwardedProps":{},"state":{},"messages":[]}`, string(got))
 }
 
 // TestNextInputRoundTrip checks that a new Consumer started from the next
