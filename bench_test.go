@@ -86,3 +86,29 @@ func BenchmarkApplyEvanphx(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStreamText streams one assistant message of about 256 KB in
+// 4-byte TEXT_MESSAGE_CONTENT events. Each event costs its own length, not
+// the message's: ns/op is per event, and must not grow with the text.
+func BenchmarkStreamText(b *testing.B) {
+	for _, n := range []int{1 << 10, 1 << 16} {
+		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
+			event := []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"abcd"}`)
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				c := New(nil)
+				if err := c.Apply([]byte(`{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}`)); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				for range n {
+					if err := c.Apply(event); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/event")
+		})
+	}
+}

@@ -69,8 +69,9 @@ type Consumer struct {
 	cur  atomic.Pointer[view]
 	subs subscribers
 
-	mu     sync.Mutex // serialises writers
-	events int        // events given to Apply so far
+	mu     sync.Mutex   // serialises writers; guards what follows
+	events int          // events given to Apply so far
+	concat jsonv.Concat // makes streamed text cost its length once
 }
 
 // New returns a Consumer whose state is the empty object {} (as the
@@ -129,6 +130,7 @@ func (c *Consumer) Apply(event []byte) error {
 	}
 	old := c.cur.Load()
 	t := newTxn(old, &c.opts)
+	t.concat = &c.concat
 	if err := t.dispatch(ev); err != nil {
 		return &EventError{Index: ev.Index, Type: ev.Type, Err: err}
 	}

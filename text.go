@@ -90,11 +90,7 @@ func (t *txn) appendText(id, delta string, meta *jsonv.Node) {
 	if !ok {
 		return
 	}
-	text := delta
-	if c := m.v.Get("content"); c != nil && c.Kind() == jsonv.String {
-		text = c.Text() + delta
-	}
-	v := withMember(m.v, "content", jsonv.NewString(text))
+	v := withMember(m.v, "content", t.concatText(m.v.Get("content"), delta))
 	t.setMessage(i, messageOf(mergeMetadata(v, meta)))
 }
 

@@ -144,11 +144,7 @@ func (t *txn) appendToolArgs(id, delta string, meta *jsonv.Node) {
 		t.noTarget("tool call %q has no \"function\" object", id)
 		return
 	}
-	args := delta
-	if a := fn.Get("arguments"); a != nil && a.Kind() == jsonv.String {
-		args = a.Text() + delta
-	}
-	fn = withMember(fn, "arguments", jsonv.NewString(args))
+	fn = withMember(fn, "arguments", t.concatText(fn.Get("arguments"), delta))
 	t.setToolCall(r, mergeMetadata(withMember(r.call, "function", fn), meta))
 }
 

@@ -23,9 +23,10 @@ type view struct {
 // built, and what changed. Nothing in old is modified; next is published
 // only when the event succeeds.
 type txn struct {
-	old  *view
-	next view
-	opts *Options
+	old    *view
+	next   view
+	opts   *Options
+	concat *jsonv.Concat // the Consumer's, for text that streams in pieces
 
 	ownMessages bool // next.messages is a copy this txn may edit
 	ownIndex    bool // next.index is a copy this txn may edit
@@ -34,7 +35,19 @@ type txn struct {
 	added, replaced, removed []string // message ids, in the order of the edits
 }
 
-func newTxn(old *view, opts *Options) *txn { return &txn{old: old, next: *old, opts: opts} }
+func newTxn(old *view, opts *Options) *txn {
+	return &txn{old: old, next: *old, opts: opts, concat: new(jsonv.Concat)}
+}
+
+// concatText returns the string s (nil for none, or a value that is not a
+// string, which is replaced) followed by piece, in time proportional to
+// piece.
+func (t *txn) concatText(s *jsonv.Node, piece string) *jsonv.Node {
+	if s != nil && s.Kind() != jsonv.String {
+		s = nil
+	}
+	return t.concat.Append(s, piece)
+}
 
 // message returns the held message with id, and its position.
 func (t *txn) message(id string) (Message, int, bool) {

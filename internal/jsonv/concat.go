@@ -1,0 +1,52 @@
+package jsonv
+
+import "unsafe"
+
+// Concat appends to strings that grow by small pieces (a message's text as
+// it streams) in time proportional to the piece, not to the whole string.
+//
+// It keeps, for each string it made, a byte buffer with room to grow, whose
+// length marks how far the buffer is used. A string it made covers
+// buf[:len], and Concat only ever writes at buf[len:], so no string it
+// returned ever changes: older values of the message keep seeing exactly
+// their own bytes, and readers need no lock. When the string to extend is
+// not the one at the end of its buffer (it was extended already, by an
+// event that was then rejected, or it did not come from Concat), it is
+// copied into a new buffer instead. The zero Concat is ready to use; it is
+// not safe for concurrent use.
+type Concat struct {
+	bufs map[*byte][]byte // buffer start → the buffer, length = bytes in use
+}
+
+// maxBuffers bounds how many growing strings a Concat follows at once.
+const maxBuffers = 64
+
+// Append returns a String node holding s's text followed by piece. s must be
+// a String node, or nil for none.
+func (c *Concat) Append(s *Node, piece string) *Node {
+	if s == nil {
+		return NewString(piece)
+	}
+	old := s.str
+	var buf []byte
+	if len(old) > 0 {
+		if b, ok := c.bufs[unsafe.StringData(old)]; ok && len(b) == len(old) {
+			buf = b
+		}
+	}
+	if buf == nil || cap(buf)-len(buf) < len(piece) {
+		grown := make([]byte, len(old), 2*(len(old)+len(piece))+16)
+		copy(grown, old)
+		if buf != nil {
+			delete(c.bufs, unsafe.SliceData(buf))
+		}
+		buf = grown
+	}
+	buf = append(buf, piece...)
+	if c.bufs == nil || len(c.bufs) >= maxBuffers {
+		c.bufs = make(map[*byte][]byte)
+	}
+	c.bufs[unsafe.SliceData(buf)] = buf
+	text := unsafe.String(unsafe.SliceData(buf), len(buf))
+	return &Node{kind: String, str: text, size: s.size + StringSize(piece) - 2}
+}
