@@ -42,6 +42,13 @@ var (
 	// ErrTooLarge reports an event larger than [Options.MaxEventSize]. It is
 	// fatal.
 	ErrTooLarge = errors.New("aguistate: event too large")
+
+	// ErrDecode reports a value that cannot be decoded into the Go value
+	// given to [Value.Decode]: a JSON Pointer that names nothing, a member
+	// that names no struct field, a value of the wrong type, or a number
+	// that would be rounded. It concerns the reader, not the stream: the
+	// Consumer is unaffected.
+	ErrDecode = errors.New("aguistate: cannot decode value")
 )
 
 // EventError reports a failure in one event of a stream. It wraps a
