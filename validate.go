@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -253,12 +254,17 @@ func (w *floatWalker) checkNumber(lit string, bits int) error {
 	if err != nil {
 		return nil
 	}
-	short := strconv.FormatFloat(f, 'g', -1, bits)
-	if jsonv.NumberEqual(lit, short) {
+	if jsonv.NumberEqual(lit, strconv.FormatFloat(f, 'g', -1, bits)) {
 		return nil
 	}
+	// Show the float as encoding/json writes it: no exponent between 1e-6
+	// and 1e21.
+	format := byte('g')
+	if a := math.Abs(f); a >= 1e-6 && a < 1e21 || a == 0 {
+		format = 'f'
+	}
 	return fmt.Errorf("%w: %q: number %s does not fit a float%d exactly (it would become %s)",
-		ErrDecode, strings.Join(w.path, "/"), lit, bits, short)
+		ErrDecode, strings.Join(w.path, "/"), lit, bits, strconv.FormatFloat(f, format, -1, bits))
 }
 
 // unmarshals reports whether encoding/json hands values of type t (or *t,
