@@ -35,7 +35,12 @@
 // keep every field the producer sent.
 //
 // State is remote input: validate what you read out of it before acting on
-// it, as the spec's Security Considerations require.
+// it, as the spec's Security Considerations require. Use [Value.Decode] to
+// read a part of it, named by a JSON Pointer, into a Go value strictly: a
+// missing member, a member that names no field, a value of the wrong type or
+// a number that a float would round is an error wrapping [ErrDecode]. For
+// rules a Go type cannot express, validate against a JSON Schema as
+// examples/validate does.
 //
 // # Errors
 //

@@ -53,6 +53,13 @@ var (
 	// [Options.ValidateState] refused. It is a warning: the event is
 	// skipped and the state marked diverged, as for ErrPatchFailed.
 	ErrStateRejected = errors.New("aguistate: state rejected")
+
+	// ErrDecode reports a value that cannot be decoded into the Go value
+	// given to [Value.Decode]: a JSON Pointer that names nothing, a member
+	// that names no struct field, a value of the wrong type, or a number
+	// that would be rounded. It concerns the reader, not the stream: the
+	// Consumer is unaffected.
+	ErrDecode = errors.New("aguistate: cannot decode value")
 )
 
 // EventError reports a failure in one event of a stream. It wraps a

@@ -161,3 +161,44 @@ func ExampleConsumer_RunAgent() {
 	fmt.Println(c.State())
 	// Output: {"sent":{"count":1},"count":2}
 }
+
+// Decode reads a part of the state into a Go value strictly: a member that
+// names no field, a value of the wrong type, or a number that a float64
+// would round is an error, and nothing is acted on.
+func ExampleValue_Decode() {
+	c := aguistate.New(nil)
+	_ = c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":{
+		"cart":{"items":["tea","cake"],"total":12.5},
+		"account":{"id":9007199254740993}}}`))
+
+	var cart struct {
+		Items []string `json:"items"`
+		Total float64  `json:"total"`
+	}
+	if err := c.State().Decode("/cart", &cart); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(cart.Items, cart.Total)
+
+	var asFloat struct {
+		ID float64 `json:"id"`
+	}
+	err := c.State().Decode("/account", &asFloat)
+	fmt.Println(errors.Is(err, aguistate.ErrDecode))
+	fmt.Println(err)
+
+	var asInt struct {
+		ID int64 `json:"id"`
+	}
+	if err := c.State().Decode("/account", &asInt); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(asInt.ID)
+	// Output:
+	// [tea cake] 12.5
+	// true
+	// aguistate: cannot decode value: "/account/id": number 9007199254740993 does not fit a float64 exactly (it would become 9007199254740992)
+	// 9007199254740993
+}

@@ -1,0 +1,477 @@
+package aguistate
+
+import (
+	"bytes"
+	"cmp"
+	"encoding"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/aguistate/aguistate/internal/jsonv"
+)
+
+// Decode decodes the part of v named by the JSON Pointer pointer (RFC 6901;
+// "" is the whole value) into dst, strictly: it is the way to validate what
+// the spec's Security Considerations call remote writes into application
+// state before acting on them.
+//
+// dst is what [json.Unmarshal] takes, a non-nil pointer, and the value is
+// decoded as json.Unmarshal decodes it (field names, tags, case-insensitive
+// matching, embedded structs, [json.Unmarshaler] and
+// [encoding.TextUnmarshaler]), with these differences:
+//
+//   - An object member that names no field of the struct it goes into is an
+//     error, as with [json.Decoder.DisallowUnknownFields].
+//   - A number that a float32 or float64 cannot hold exactly enough to give
+//     back the same decimal value is an error instead of being rounded: 0.1
+//     and 1.5 decode, 12345678901234567890, 9007199254740993 and
+//     0.1000000000000000000001 into a float64 do not. The test is that the
+//     shortest decimal form of the float (strconv.FormatFloat with precision
+//     -1) has the exact value of the number as sent. It applies wherever
+//     encoding/json makes a float, including numbers decoded into an
+//     interface{} (which get float64). Decode into [json.Number] or an
+//     integer type to keep more digits; encoding/json already rejects an
+//     integer that overflows its type or has a fraction. A field with the
+//     ",string" option, and types that implement [json.Unmarshaler] or
+//     [encoding.TextUnmarshaler], see the text as sent and are not checked.
+//
+// Strings decode as encoding/json decodes them: a lone surrogate that a \u
+// escape made becomes U+FFFD.
+//
+// Every error wraps [ErrDecode] and names the pointer: a pointer that is not
+// a JSON Pointer or whose tokens name nothing (a missing member, an array
+// index out of range, "-", or one with a leading zero such as "01"), a
+// number that would be rounded (the error names that number's pointer), or
+// an encoding/json error, which the error also wraps, so that [errors.As]
+// gets a *[json.UnmarshalTypeError] or *[json.InvalidUnmarshalError]. After
+// an error the content of dst is undefined; do not use it.
+func (v Value) Decode(pointer string, dst any) error {
+	n, err := lookup(v.node(), pointer)
+	if err != nil {
+		return err
+	}
+	if err := checkFloats(n, pointer, dst); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(jsonv.Marshal(n)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return fmt.Errorf("%w: %q: %w", ErrDecode, pointer, err)
+	}
+	var rest json.RawMessage
+	if err := dec.Decode(&rest); err != io.EOF {
+		return fmt.Errorf("%w: %q: data after the value", ErrDecode, pointer)
+	}
+	return nil
+}
+
+// lookup returns the value that pointer names in root (RFC 6901 section 4).
+func lookup(root *jsonv.Node, pointer string) (*jsonv.Node, error) {
+	tokens, err := jsonv.ParsePointer(pointer)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %q: %w", ErrDecode, pointer, err)
+	}
+	n := root
+	for i, tok := range tokens {
+		var next *jsonv.Node
+		switch n.Kind() {
+		case jsonv.Object:
+			next = n.Get(tok)
+		case jsonv.Array:
+			if j, ok := jsonv.ArrayIndex(tok, n.Len()-1); ok {
+				next = n.Elem(j)
+			}
+		}
+		if next == nil {
+			return nil, fmt.Errorf("%w: %q: %q names nothing in the %s at %q", ErrDecode, pointer,
+				tok, n.Kind(), jsonv.FormatPointer(tokens[:i]))
+		}
+		n = next
+	}
+	return n, nil
+}
+
+// checkFloats reports the first number in n that encoding/json would round
+// on its way into dst. It walks n together with the Go value (or, where
+// there is none yet, the type) that encoding/json would decode it into, so
+// that only numbers bound for a float are checked. Everything else,
+// including values of the wrong type for their destination, is left to
+// encoding/json.
+func checkFloats(n *jsonv.Node, pointer string, dst any) error {
+	rv := reflect.ValueOf(dst)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return nil // encoding/json reports an InvalidUnmarshalError
+	}
+	w := floatWalker{path: []string{pointer}}
+	return w.walk(n, rv.Type(), rv)
+}
+
+// floatWalker holds the JSON Pointer of the value being checked, as the
+// caller's pointer followed by escaped tokens.
+type floatWalker struct{ path []string }
+
+var (
+	jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+	numberType          = reflect.TypeFor[json.Number]()
+)
+
+// walk checks n against type t. v is the Go value of type t that
+// encoding/json would decode into, or the zero reflect.Value when that value
+// does not exist yet (a nil pointer, a new map value, a slice element past
+// the end); it matters only for interfaces holding pointers, which
+// encoding/json decodes through.
+func (w *floatWalker) walk(n *jsonv.Node, t reflect.Type, v reflect.Value) error {
+	if n.Kind() == jsonv.Null || t == numberType || unmarshals(t) {
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		if v.IsValid() && !v.IsNil() {
+			return w.walk(n, t.Elem(), v.Elem())
+		}
+		return w.walk(n, t.Elem(), reflect.Value{})
+	case reflect.Interface:
+		if v.IsValid() && !v.IsNil() {
+			if e := v.Elem(); e.Kind() == reflect.Pointer && !e.IsNil() {
+				return w.walk(n, e.Type(), e) // encoding/json decodes into it
+			}
+		}
+		if t.NumMethod() > 0 {
+			return nil // encoding/json cannot decode into it
+		}
+		return w.walkAny(n)
+	case reflect.Float32, reflect.Float64:
+		if n.Kind() == jsonv.Number {
+			return w.checkNumber(n.Text(), t.Bits())
+		}
+	case reflect.Struct:
+		if n.Kind() == jsonv.Object {
+			return w.walkStruct(n, t, v)
+		}
+	case reflect.Map:
+		if n.Kind() == jsonv.Object {
+			for i := range n.Len() {
+				name, val := n.Member(i)
+				if err := w.child(name, val, t.Elem(), reflect.Value{}); err != nil {
+					return err
+				}
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if n.Kind() != jsonv.Array {
+			return nil
+		}
+		for i := range n.Len() {
+			var ev reflect.Value
+			switch {
+			case t.Kind() == reflect.Array && i >= t.Len():
+				return nil // encoding/json drops the extra elements
+			case v.IsValid() && i < v.Len():
+				ev = v.Index(i)
+			}
+			if err := w.child(strconv.Itoa(i), n.Elem(i), t.Elem(), ev); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// walkAny checks n as encoding/json decodes it into an empty interface:
+// every number becomes a float64.
+func (w *floatWalker) walkAny(n *jsonv.Node) error {
+	switch n.Kind() {
+	case jsonv.Number:
+		return w.checkNumber(n.Text(), 64)
+	case jsonv.Array:
+		for i := range n.Len() {
+			w.path = append(w.path, strconv.Itoa(i))
+			err := w.walkAny(n.Elem(i))
+			w.path = w.path[:len(w.path)-1]
+			if err != nil {
+				return err
+			}
+		}
+	case jsonv.Object:
+		for i := range n.Len() {
+			name, val := n.Member(i)
+			w.path = append(w.path, escapeToken(name))
+			err := w.walkAny(val)
+			w.path = w.path[:len(w.path)-1]
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// walkStruct checks each member of object n against the struct field that
+// encoding/json decodes it into. Members that name no field are left to
+// encoding/json, which rejects them.
+func (w *floatWalker) walkStruct(n *jsonv.Node, t reflect.Type, v reflect.Value) error {
+	fields := cachedFields(t)
+	for i := range n.Len() {
+		name, val := n.Member(i)
+		f := fields.find(name)
+		if f == nil || f.quoted {
+			continue
+		}
+		var fv reflect.Value
+		if v.IsValid() {
+			fv, _ = v.FieldByIndexErr(f.index) // invalid through a nil embedded pointer
+		}
+		if err := w.child(name, val, f.typ, fv); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// child walks the value of member or element name of the current value.
+func (w *floatWalker) child(name string, n *jsonv.Node, t reflect.Type, v reflect.Value) error {
+	w.path = append(w.path, escapeToken(name))
+	err := w.walk(n, t, v)
+	w.path = w.path[:len(w.path)-1]
+	return err
+}
+
+// checkNumber reports whether the number literal lit survives the trip into
+// a float of the given bits: the shortest decimal that the float prints as
+// must have the literal's exact value. A literal out of the float's range is
+// left to encoding/json, which rejects it.
+func (w *floatWalker) checkNumber(lit string, bits int) error {
+	f, err := strconv.ParseFloat(lit, bits)
+	if err != nil {
+		return nil
+	}
+	if jsonv.NumberEqual(lit, strconv.FormatFloat(f, 'g', -1, bits)) {
+		return nil
+	}
+	// Show the float as encoding/json writes it: no exponent between 1e-6
+	// and 1e21.
+	format := byte('g')
+	if a := math.Abs(f); a >= 1e-6 && a < 1e21 || a == 0 {
+		format = 'f'
+	}
+	return fmt.Errorf("%w: %q: number %s does not fit a float%d exactly (it would become %s)",
+		ErrDecode, strings.Join(w.path, "/"), lit, bits, strconv.FormatFloat(f, format, -1, bits))
+}
+
+// unmarshals reports whether encoding/json hands values of type t (or *t,
+// as it does for addressable values) to an UnmarshalJSON or UnmarshalText
+// method, which then sees the text as sent.
+func unmarshals(t reflect.Type) bool {
+	if t.Kind() != reflect.Pointer {
+		t = reflect.PointerTo(t)
+	}
+	return t.Implements(jsonUnmarshalerType) || t.Implements(textUnmarshalerType)
+}
+
+// escapeToken escapes a member name as a JSON Pointer reference token
+// (RFC 6901 section 3).
+func escapeToken(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}
+
+// structField is a field that encoding/json decodes an object member into.
+type structField struct {
+	name   string
+	tagged bool  // name came from a json tag
+	index  []int // for reflect.Value.FieldByIndex
+	typ    reflect.Type
+	quoted bool // the ",string" option applies
+}
+
+// structFields are a struct type's JSON fields, found as encoding/json
+// finds them.
+type structFields struct {
+	list   []structField
+	exact  map[string]int
+	folded map[string]int
+}
+
+// find returns the field that encoding/json decodes a member called name
+// into: the field with exactly that name, or else the first one whose name
+// matches it case-insensitively. It returns nil when there is none.
+func (fs *structFields) find(name string) *structField {
+	if i, ok := fs.exact[name]; ok {
+		return &fs.list[i]
+	}
+	if i, ok := fs.folded[foldName(name)]; ok {
+		return &fs.list[i]
+	}
+	return nil
+}
+
+// foldName maps names that encoding/json matches case-insensitively to the
+// same string.
+func foldName(s string) string {
+	return strings.Map(func(r rune) rune { return unicode.ToUpper(unicode.ToLower(r)) }, s)
+}
+
+var fieldCache sync.Map // reflect.Type -> *structFields
+
+func cachedFields(t reflect.Type) *structFields {
+	if fs, ok := fieldCache.Load(t); ok {
+		return fs.(*structFields)
+	}
+	fs, _ := fieldCache.LoadOrStore(t, typeFields(t))
+	return fs.(*structFields)
+}
+
+// typeFields lists the fields encoding/json decodes into for struct type t,
+// following its rules: exported fields and the fields of embedded structs,
+// breadth first; names from json tags or else the Go field name; "-"
+// skipped; and, among fields with one name, the shallowest wins, then a
+// tagged one, and two at the same depth with the same taggedness hide each
+// other.
+func typeFields(t reflect.Type) *structFields {
+	type embedded struct {
+		typ   reflect.Type
+		index []int
+	}
+	var fields []structField
+	next := []embedded{{typ: t}}
+	visited := map[reflect.Type]bool{}
+	for len(next) > 0 {
+		current := next
+		next = nil
+		count := map[reflect.Type]int{} // embeddings of each type at this depth
+		for _, e := range current {
+			count[e.typ]++
+		}
+		for _, e := range current {
+			if visited[e.typ] {
+				continue
+			}
+			visited[e.typ] = true
+			for i := range e.typ.NumField() {
+				sf := e.typ.Field(i)
+				if sf.Anonymous {
+					ft := sf.Type
+					if ft.Kind() == reflect.Pointer {
+						ft = ft.Elem()
+					}
+					if !sf.IsExported() && ft.Kind() != reflect.Struct {
+						continue
+					}
+				} else if !sf.IsExported() {
+					continue
+				}
+				tag := sf.Tag.Get("json")
+				if tag == "-" {
+					continue
+				}
+				name, opts, _ := strings.Cut(tag, ",")
+				if !validTag(name) {
+					name = ""
+				}
+				index := append(slices.Clip(e.index), i)
+				ft := sf.Type
+				if ft.Name() == "" && ft.Kind() == reflect.Pointer {
+					ft = ft.Elem()
+				}
+				if name == "" && sf.Anonymous && ft.Kind() == reflect.Struct {
+					next = append(next, embedded{typ: ft, index: index})
+					continue
+				}
+				f := structField{name: name, tagged: name != "", index: index, typ: sf.Type,
+					quoted: hasOption(opts, "string") && quotable(ft.Kind())}
+				if f.name == "" {
+					f.name = sf.Name
+				}
+				fields = append(fields, f)
+				if count[e.typ] > 1 {
+					fields = append(fields, f) // so that the duplicate hides both
+				}
+			}
+		}
+	}
+
+	slices.SortFunc(fields, func(a, b structField) int {
+		if c := strings.Compare(a.name, b.name); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(len(a.index), len(b.index)); c != 0 {
+			return c
+		}
+		if a.tagged != b.tagged {
+			if a.tagged {
+				return -1
+			}
+			return 1
+		}
+		return slices.Compare(a.index, b.index)
+	})
+	var out []structField
+	for i := 0; i < len(fields); {
+		j := i + 1
+		for j < len(fields) && fields[j].name == fields[i].name {
+			j++
+		}
+		if j-i == 1 || len(fields[i].index) != len(fields[i+1].index) || fields[i].tagged != fields[i+1].tagged {
+			out = append(out, fields[i])
+		}
+		i = j
+	}
+	slices.SortFunc(out, func(a, b structField) int { return slices.Compare(a.index, b.index) })
+
+	fs := &structFields{list: out, exact: map[string]int{}, folded: map[string]int{}}
+	for i, f := range out {
+		fs.exact[f.name] = i
+		if _, ok := fs.folded[foldName(f.name)]; !ok {
+			fs.folded[foldName(f.name)] = i // the first folded match wins
+		}
+	}
+	return fs
+}
+
+// validTag reports whether a json tag name is one encoding/json accepts.
+func validTag(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		switch {
+		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
+		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
+			return false
+		}
+	}
+	return true
+}
+
+func hasOption(opts, want string) bool {
+	for opts != "" {
+		var o string
+		o, opts, _ = strings.Cut(opts, ",")
+		if o == want {
+			return true
+		}
+	}
+	return false
+}
+
+// quotable reports whether the ",string" option applies to a field of kind k.
+func quotable(k reflect.Kind) bool {
+	switch k {
+	case reflect.Bool, reflect.String, reflect.Float32, reflect.Float64,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return true
+	}
+	return false
+}
