@@ -19,7 +19,9 @@
 // apply its response (AG-UI HTTP transport), or [Consumer.Apply] to apply
 // one event. Use [Consumer.State], [Consumer.Messages] and
 // [Consumer.Diverged] to read, [Consumer.Subscribe] to be told what each
-// event changed, and [ReadEvents] to split a stream into events without
+// event changed, [Consumer.NextInput] to build the next run's
+// [RunAgentInput], [Consumer.Checkpoint] and [Restore] to carry a thread
+// across a restart, and [ReadEvents] to split a stream into events without
 // applying them. The examples show each in use.
 //
 // # State and messages
@@ -32,7 +34,10 @@
 // reconciles by message id: it replaces held messages in place, appends
 // unseen ones in snapshot order and drops absent ones, except activity and
 // reasoning messages while the snapshot carries none of that role. Messages
-// keep every field the producer sent.
+// keep every field the producer sent. The other AG-UI 1.0 events that build
+// messages (text, tool calls, activities, reasoning, and their chunk forms)
+// apply as the reference client @ag-ui/client 1.0.0 applies them, except
+// where the spec decides otherwise; the README lists each difference.
 //
 // State is remote input: validate what you read out of it before acting on
 // it, as the spec's Security Considerations require. Use [Value.Decode] to
@@ -40,7 +45,8 @@
 // missing member, a member that names no field, a value of the wrong type or
 // a number that a float would round is an error wrapping [ErrDecode]. For
 // rules a Go type cannot express, validate against a JSON Schema as
-// examples/validate does.
+// examples/validate does, or install [Options].ValidateState to check every
+// candidate state before it is committed.
 //
 // # Errors
 //
@@ -48,15 +54,19 @@
 // before the bad event: an event that is not valid JSON or has no string
 // type ([ErrMalformedEvent]), a structurally malformed patch
 // ([ErrMalformedPatch]), malformed messages ([ErrMalformedMessages]), or an
-// event that is too large ([ErrLimit]). Errors are *[EventError] values
+// event that would take the Consumer past one of the limits in [Options]
+// ([ErrLimit]): the size of an event, nesting depth, operations in a patch,
+// the size of the state, the number of messages, the size of a message.
+// Errors are *[EventError] values
 // that name the event's position and type and wrap a *[PatchError] that
 // names the operation where there is one; use [errors.Is] and [errors.As].
 //
 // A warning skips one event and the stream goes on: a well-formed patch that
 // fails to apply ([ErrPatchFailed], which also marks the state as diverged
-// until the next STATE_SNAPSHOT) or an event naming a message it cannot apply
-// to ([ErrNoTarget]). Warnings reach subscribers in [Change].Warning and
-// [Options].Logger.
+// until the next STATE_SNAPSHOT), a candidate state that
+// [Options].ValidateState refused ([ErrStateRejected], which does too), or
+// an event naming a message it cannot apply to ([ErrNoTarget]). Warnings
+// reach subscribers in [Change].Warning and [Options].Logger.
 //
 // # Concurrency
 //
