@@ -18,30 +18,12 @@ import (
 // message in place. When "replace" is false a held message keeps its
 // content; an activity message still takes the event's metadata.
 func (t *txn) activitySnapshot(ev *jsonv.Node) error {
-	id, err := idField(ev, "messageId")
-	if err != nil {
-		return err
+	f := eventFields(ev)
+	id, typ, content := f.id("messageId"), f.of("activityType", jsonv.String), f.of("content", jsonv.Object)
+	replacing, sub, meta := f.optBool("replace", true), f.opt("subagentRunId", jsonv.String), f.meta()
+	if f.err != nil {
+		return f.err
 	}
-	if _, err := stringField(ev, "activityType"); err != nil {
-		return err
-	}
-	content, err := objectField(ev, "content")
-	if err != nil {
-		return err
-	}
-	replacing, err := optBool(ev, "replace", true)
-	if err != nil {
-		return err
-	}
-	sub, err := optField(ev, "subagentRunId", jsonv.String)
-	if err != nil {
-		return err
-	}
-	meta, err := metadata(ev)
-	if err != nil {
-		return err
-	}
-	typ := ev.Get("activityType")
 	m, i, held := t.message(id)
 	built := func() *jsonv.Node {
 		return mergeMetadata(newObject([]string{"id", "role", "activityType", "content", "subagentRunId"},
@@ -75,20 +57,18 @@ func (t *txn) activitySnapshot(ev *jsonv.Node) error {
 // diverged. On success the message takes the new content, the event's
 // activityType and its metadata.
 func (t *txn) activityDelta(ev *jsonv.Node) error {
-	id, err := idField(ev, "messageId")
-	if err != nil {
-		return err
-	}
-	if _, err := stringField(ev, "activityType"); err != nil {
-		return err
+	f := eventFields(ev)
+	id, typ := f.id("messageId"), f.of("activityType", jsonv.String)
+	if f.err != nil {
+		return f.err
 	}
 	ops, err := decodePatch(ev.Get("patch"), t.opts.messageLimits())
 	if err != nil {
 		return err
 	}
-	meta, err := metadata(ev)
-	if err != nil {
-		return err
+	meta := f.meta()
+	if f.err != nil {
+		return f.err
 	}
 	m, i, held := t.message(id)
 	switch {
@@ -112,6 +92,6 @@ func (t *txn) activityDelta(ev *jsonv.Node) error {
 		return nil
 	}
 	v := withMember(mergeMetadata(m.v, meta), "content", content)
-	t.setMessage(i, messageOf(withMember(v, "activityType", ev.Get("activityType"))))
+	t.setMessage(i, messageOf(withMember(v, "activityType", typ)))
 	return nil
 }

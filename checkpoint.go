@@ -56,22 +56,23 @@ func Restore(checkpoint []byte, opts *Options) (*Consumer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadCheckpoint, err)
 	}
-	r := restorer{n: n}
-	if f := r.text("format"); r.err == nil && f != checkpointVersion {
-		return nil, fmt.Errorf("%w: format %q, want %q", ErrBadCheckpoint, f, checkpointVersion)
+	if n.Kind() != jsonv.Object {
+		return nil, fmt.Errorf("%w: a %s, not an object", ErrBadCheckpoint, n.Kind())
 	}
-	events, perr := strconv.Atoi(r.member("events", jsonv.Number).Text())
+	f := &fields{n: n, kind: ErrBadCheckpoint}
+	if format := f.str("format"); f.err == nil && format != checkpointVersion {
+		return nil, fmt.Errorf("%w: format %q, want %q", ErrBadCheckpoint, format, checkpointVersion)
+	}
+	events, perr := strconv.Atoi(f.of("events", jsonv.Number).Text())
 	v := &view{
-		threadID: r.text("threadId"),
-		runID:    r.text("runId"),
-		diverged: r.member("diverged", jsonv.True, jsonv.False).Kind() == jsonv.True,
-		state:    r.member("state"),
+		threadID: f.str("threadId"),
+		runID:    f.str("runId"),
+		diverged: f.of("diverged", jsonv.False, jsonv.True).Kind() == jsonv.True,
+		state:    f.any("state"),
 	}
-	msgs := r.member("messages", jsonv.Array)
-	interrupts := r.member("interrupts", jsonv.Array)
-	chunks := r.member("chunks", jsonv.Array)
-	if r.err != nil {
-		return nil, r.err
+	msgs, interrupts, chunks := f.of("messages", jsonv.Array), f.of("interrupts", jsonv.Array), f.of("chunks", jsonv.Array)
+	if f.err != nil {
+		return nil, f.err
 	}
 	if perr != nil || events < 0 {
 		return nil, fmt.Errorf("%w: \"events\" is not a count", ErrBadCheckpoint)
@@ -90,7 +91,7 @@ func Restore(checkpoint []byte, opts *Options) (*Consumer, error) {
 	for i, s := range chunks.Elems() {
 		cs, err := restoreChunk(s)
 		if err != nil {
-			return nil, fmt.Errorf("%w: chunk stream %d: %w", ErrBadCheckpoint, i, err)
+			return nil, fmt.Errorf("%w (in chunk stream %d)", err, i)
 		}
 		v.chunks = append(v.chunks, cs)
 	}
@@ -118,62 +119,24 @@ func countIDs(ms []Message) int {
 	return n
 }
 
-// restorer reads the members of a checkpoint object, keeping the first
-// error.
-type restorer struct {
-	n   *jsonv.Node
-	err error
-}
-
-// member returns the member name, which must exist and, when kinds are
-// given, be of one of them.
-func (r *restorer) member(name string, kinds ...jsonv.Kind) *jsonv.Node {
-	v := r.n.Get(name)
-	ok := v != nil
-	if ok && len(kinds) > 0 {
-		ok = false
-		for _, k := range kinds {
-			ok = ok || v.Kind() == k
-		}
-	}
-	if !ok {
-		if r.err == nil {
-			r.err = fmt.Errorf("%w: %q is missing or of the wrong type", ErrBadCheckpoint, name)
-		}
-		return jsonv.NewArray(nil) // a harmless stand-in until r.err is looked at
-	}
-	return v
-}
-
-func (r *restorer) text(name string) string { return r.member(name, jsonv.String).Text() }
-
 func restoreChunk(n *jsonv.Node) (chunkStream, error) {
 	var s chunkStream
 	if n.Kind() != jsonv.Object {
-		return s, fmt.Errorf("not an object")
+		return s, fmt.Errorf("%w: a %s, not an object", ErrBadCheckpoint, n.Kind())
 	}
-	r := restorer{n: n}
-	s.lane, s.id = r.text("lane"), r.text("id")
-	kind := r.text("kind")
+	f := &fields{n: n, kind: ErrBadCheckpoint}
+	s.lane, s.id = f.str("lane"), f.str("id")
+	kind := f.str("kind")
 	for k, name := range chunkKindNames {
 		if name == kind {
 			s.kind = k
 		}
 	}
-	if r.err != nil {
-		return s, r.err
+	s.role, s.hasRole = f.optStr("role")
+	s.name, s.hasName = f.optStr("name")
+	s.parent, s.hasParent = f.optStr("parent")
+	if f.err == nil && s.kind == 0 {
+		f.fail("unknown kind %q", kind)
 	}
-	if s.kind == 0 {
-		return s, fmt.Errorf("unknown kind %q", kind)
-	}
-	for _, f := range []struct {
-		name string
-		text *string
-		has  *bool
-	}{{"role", &s.role, &s.hasRole}, {"name", &s.name, &s.hasName}, {"parent", &s.parent, &s.hasParent}} {
-		if v := n.Get(f.name); v != nil {
-			*f.text, *f.has = r.text(f.name), true
-		}
-	}
-	return s, r.err
+	return s, f.err
 }

@@ -77,62 +77,51 @@ type chunk struct {
 
 // readChunk parses the fields common to the chunk events; idName names the
 // id member.
-func readChunk(ev *jsonv.Node, kind chunkKind, idName string) (c chunk, err error) {
-	c.kind = kind
-	if c.id, c.hasID, err = optID(ev, idName); err != nil {
-		return c, err
-	}
-	if c.sub, c.hasSub, err = optString(ev, "subagentRunId"); err != nil {
-		return c, err
-	}
-	if s := ev.Get("subagentRunId"); s != nil && s.Kind() == jsonv.Null {
+func readChunk(f *fields, kind chunkKind, idName string) chunk {
+	c := chunk{chunkStream: chunkStream{kind: kind}}
+	c.id, c.hasID = f.optID(idName)
+	c.sub, c.hasSub = f.optStr("subagentRunId")
+	if s := f.n.Get("subagentRunId"); s != nil && s.Kind() == jsonv.Null {
 		c.subNull = true
 	}
-	if c.delta, c.hasDelta, err = optString(ev, "delta"); err != nil {
-		return c, err
-	}
-	if r := ev.Get("rawEvent"); r != nil && r.Kind() != jsonv.Null {
+	c.delta, c.hasDelta = f.optStr("delta")
+	if r := f.n.Get("rawEvent"); r != nil && r.Kind() != jsonv.Null {
 		c.raw = true
 	}
-	c.meta, err = metadata(ev)
-	return c, err
+	c.meta = f.meta()
+	return c
 }
 
 // textChunk applies TEXT_MESSAGE_CHUNK.
 func (t *txn) textChunk(ev *jsonv.Node) error {
-	c, err := readChunk(ev, chunkText, "messageId")
-	if err != nil {
-		return err
-	}
-	if c.role, c.hasRole, err = optString(ev, "role"); err != nil {
-		return err
-	}
-	if c.name, c.hasName, err = optString(ev, "name"); err != nil {
-		return err
+	f := eventFields(ev)
+	c := readChunk(f, chunkText, "messageId")
+	c.role, c.hasRole = f.optStr("role")
+	c.name, c.hasName = f.optStr("name")
+	if f.err != nil {
+		return f.err
 	}
 	return t.applyChunk(c, "messageId")
 }
 
 // reasoningChunk applies REASONING_MESSAGE_CHUNK.
 func (t *txn) reasoningChunk(ev *jsonv.Node) error {
-	c, err := readChunk(ev, chunkReasoning, "messageId")
-	if err != nil {
-		return err
+	f := eventFields(ev)
+	c := readChunk(f, chunkReasoning, "messageId")
+	if f.err != nil {
+		return f.err
 	}
 	return t.applyChunk(c, "messageId")
 }
 
 // toolChunk applies TOOL_CALL_CHUNK.
 func (t *txn) toolChunk(ev *jsonv.Node) error {
-	c, err := readChunk(ev, chunkTool, "toolCallId")
-	if err != nil {
-		return err
-	}
-	if c.name, c.hasName, err = optString(ev, "toolCallName"); err != nil {
-		return err
-	}
-	if c.parent, c.hasParent, err = optString(ev, "parentMessageId"); err != nil {
-		return err
+	f := eventFields(ev)
+	c := readChunk(f, chunkTool, "toolCallId")
+	c.name, c.hasName = f.optStr("toolCallName")
+	c.parent, c.hasParent = f.optStr("parentMessageId")
+	if f.err != nil {
+		return f.err
 	}
 	return t.applyChunk(c, "toolCallId")
 }
@@ -283,9 +272,10 @@ func (t *txn) closeChunks(typ string, ev *jsonv.Node) error {
 		typeToolStart, typeToolArgs, typeToolEnd, typeToolResult,
 		typeStateSnapshot, typeStateDelta, typeCustom, typeStepStarted, typeStepFinished,
 		typeReasonStart, typeReasonMStart, typeReasonMCont, typeReasonMEnd, typeReasonEnd:
-		lane, _, err := optString(ev, "subagentRunId")
-		if err != nil {
-			return err
+		f := eventFields(ev)
+		lane, _ := f.optStr("subagentRunId")
+		if f.err != nil {
+			return f.err
 		}
 		t.closeLane(lane)
 	case typeSubagentFinished, typeSubagentError:

@@ -101,11 +101,13 @@ func (t *txn) dispatch(ev Event) error {
 	case typeRunFinished:
 		return t.runFinished(ev.v)
 	case typeRunError:
-		_, err := stringField(ev.v, "message")
-		return err
+		f := eventFields(ev.v)
+		f.str("message")
+		return f.err
 	case typeStepStarted, typeStepFinished:
-		_, err := stringField(ev.v, "stepName")
-		return err
+		f := eventFields(ev.v)
+		f.str("stepName")
+		return f.err
 	case typeTextStart:
 		return t.textStart(ev.v, false)
 	case typeReasonMStart:
@@ -115,8 +117,9 @@ func (t *txn) dispatch(ev Event) error {
 	case typeTextEnd, typeReasonMEnd:
 		return t.textEnd(ev.v)
 	case typeReasonStart, typeReasonEnd:
-		_, err := idField(ev.v, "messageId")
-		return err
+		f := eventFields(ev.v)
+		f.id("messageId")
+		return f.err
 	case typeEncrypted:
 		return t.encryptedValue(ev.v)
 	case typeToolStart:
@@ -153,92 +156,3 @@ func parseJSON(data []byte, maxDepth int) (*jsonv.Node, error) {
 	}
 	return n, nil
 }
-
-// field returns the event's member name, failing with ErrMalformedEvent when
-// it is absent.
-func field(ev *jsonv.Node, name string) (*jsonv.Node, error) {
-	v := ev.Get(name)
-	if v == nil {
-		return nil, fmt.Errorf("%w: %q is missing", ErrMalformedEvent, name)
-	}
-	return v, nil
-}
-
-// stringField returns the event's string member name, failing with
-// ErrMalformedEvent when it is absent or not a string.
-func stringField(ev *jsonv.Node, name string) (string, error) {
-	v := ev.Get(name)
-	if v == nil || v.Kind() != jsonv.String {
-		return "", fmt.Errorf("%w: %q is missing or not a string", ErrMalformedEvent, name)
-	}
-	return v.Text(), nil
-}
-
-// idField returns the event's id member name (messageId, toolCallId, ...),
-// failing with ErrMalformedEvent when it is absent or not a non-empty string.
-func idField(ev *jsonv.Node, name string) (string, error) {
-	s, err := stringField(ev, name)
-	if err == nil && s == "" {
-		err = fmt.Errorf("%w: %q is empty", ErrMalformedEvent, name)
-	}
-	return s, err
-}
-
-// objectField returns the event's object member name, failing with
-// ErrMalformedEvent when it is absent or not an object.
-func objectField(ev *jsonv.Node, name string) (*jsonv.Node, error) {
-	v := ev.Get(name)
-	if v == nil || v.Kind() != jsonv.Object {
-		return nil, fmt.Errorf("%w: %q is missing or not an object", ErrMalformedEvent, name)
-	}
-	return v, nil
-}
-
-// optField returns the event's optional member name, or nil when it is absent
-// or null. It fails with ErrMalformedEvent when the member has another kind
-// than kind.
-func optField(ev *jsonv.Node, name string, kind jsonv.Kind) (*jsonv.Node, error) {
-	v := ev.Get(name)
-	if v == nil || v.Kind() == jsonv.Null {
-		return nil, nil
-	}
-	if v.Kind() != kind {
-		return nil, fmt.Errorf("%w: %q is a %s, not a %s", ErrMalformedEvent, name, v.Kind(), kind)
-	}
-	return v, nil
-}
-
-// optString is optField for a string member: its text, and whether it is
-// present (not absent, not null).
-func optString(ev *jsonv.Node, name string) (string, bool, error) {
-	v, err := optField(ev, name, jsonv.String)
-	if v == nil {
-		return "", false, err
-	}
-	return v.Text(), true, nil
-}
-
-// optID is optString for an id member, which must not be empty.
-func optID(ev *jsonv.Node, name string) (string, bool, error) {
-	s, ok, err := optString(ev, name)
-	if ok && s == "" {
-		return "", false, fmt.Errorf("%w: %q is empty", ErrMalformedEvent, name)
-	}
-	return s, ok, err
-}
-
-// optBool returns the event's optional boolean member name, or def when it
-// is absent or null.
-func optBool(ev *jsonv.Node, name string, def bool) (bool, error) {
-	switch v := ev.Get(name); {
-	case v == nil || v.Kind() == jsonv.Null:
-		return def, nil
-	case v.Kind() == jsonv.True || v.Kind() == jsonv.False:
-		return v.Kind() == jsonv.True, nil
-	default:
-		return false, fmt.Errorf("%w: %q is a %s, not a boolean", ErrMalformedEvent, name, v.Kind())
-	}
-}
-
-// metadata returns the event's optional "metadata" object, or nil.
-func metadata(ev *jsonv.Node) (*jsonv.Node, error) { return optField(ev, "metadata", jsonv.Object) }

@@ -9,20 +9,12 @@ import (
 // runStarted starts a run (AG-UI RUN_STARTED): it records the thread and run
 // ids and applies the event's optional "input" as [Consumer.StartRun] does.
 func (t *txn) runStarted(ev *jsonv.Node) error {
-	thread, err := stringField(ev, "threadId")
-	if err != nil {
-		return err
-	}
-	run, err := stringField(ev, "runId")
-	if err != nil {
-		return err
-	}
-	if _, _, err := optString(ev, "parentRunId"); err != nil {
-		return err
-	}
-	input, err := optField(ev, "input", jsonv.Object)
-	if err != nil {
-		return err
+	f := eventFields(ev)
+	thread, run := f.str("threadId"), f.str("runId")
+	f.optStr("parentRunId")
+	input := f.opt("input", jsonv.Object)
+	if f.err != nil {
+		return f.err
 	}
 	if input != nil {
 		if err := t.runInput(input); err != nil {
@@ -68,28 +60,22 @@ func (t *txn) runInput(input *jsonv.Node) error {
 // "interrupt" makes its interrupts the pending ones; any other outcome, or
 // none, leaves none pending.
 func (t *txn) runFinished(ev *jsonv.Node) error {
-	if _, err := stringField(ev, "threadId"); err != nil {
-		return err
-	}
-	if _, err := stringField(ev, "runId"); err != nil {
-		return err
-	}
-	outcome, err := optField(ev, "outcome", jsonv.Object)
-	if err != nil || outcome == nil {
+	f := eventFields(ev)
+	f.str("threadId")
+	f.str("runId")
+	outcome := f.opt("outcome", jsonv.Object)
+	if f.err != nil || outcome == nil {
 		t.next.interrupts = nil
-		return err
+		return f.err
 	}
-	typ := outcome.Get("type")
-	if typ == nil || typ.Kind() != jsonv.String {
-		return fmt.Errorf("%w: outcome: \"type\" is missing or not a string", ErrMalformedEvent)
-	}
-	if typ.Text() != "interrupt" {
+	o := eventFields(outcome)
+	if o.str("type") != "interrupt" {
 		t.next.interrupts = nil
-		return nil
+		return o.err
 	}
-	list := outcome.Get("interrupts")
-	if list == nil || list.Kind() != jsonv.Array {
-		return fmt.Errorf("%w: outcome: \"interrupts\" is missing or not an array", ErrMalformedEvent)
+	list := o.of("interrupts", jsonv.Array)
+	if o.err != nil {
+		return fmt.Errorf("%w (in \"outcome\")", o.err)
 	}
 	pending := make([]*jsonv.Node, list.Len())
 	for i, in := range list.Elems() {

@@ -38,9 +38,10 @@ func (v Value) Equal(w Value) bool { return jsonv.Equal(v.node(), w.node()) }
 // stateSnapshot replaces the state wholesale, no merging (spec,
 // STATE_SNAPSHOT), and ends any divergence.
 func (t *txn) stateSnapshot(ev *jsonv.Node) error {
-	snap, err := field(ev, "snapshot")
-	if err != nil {
-		return err
+	f := eventFields(ev)
+	snap := f.any("snapshot")
+	if f.err != nil {
+		return f.err
 	}
 	t.next.state, t.next.diverged = snap, false
 	return nil

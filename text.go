@@ -11,34 +11,22 @@ import (
 // textStart applies TEXT_MESSAGE_START or, when reasoning is true,
 // REASONING_MESSAGE_START.
 func (t *txn) textStart(ev *jsonv.Node, reasoning bool) error {
-	id, err := idField(ev, "messageId")
-	if err != nil {
-		return err
-	}
+	f := eventFields(ev)
+	id := f.id("messageId")
 	role, name := roleReasoning, (*jsonv.Node)(nil)
 	if reasoning {
-		if _, err := stringField(ev, "role"); err != nil {
-			return err
-		}
+		f.str("role")
 	} else {
-		r, ok, err := optString(ev, "role")
-		if err != nil {
-			return err
-		}
-		if role = "assistant"; ok {
+		if r, ok := f.optStr("role"); ok {
 			role = r
+		} else {
+			role = roleAssistant
 		}
-		if name, err = optField(ev, "name", jsonv.String); err != nil {
-			return err
-		}
+		name = f.opt("name", jsonv.String)
 	}
-	sub, err := optField(ev, "subagentRunId", jsonv.String)
-	if err != nil {
-		return err
-	}
-	meta, err := metadata(ev)
-	if err != nil {
-		return err
+	sub, meta := f.opt("subagentRunId", jsonv.String), f.meta()
+	if f.err != nil {
+		return f.err
 	}
 	t.openText(id, role, name, sub, meta)
 	return nil
@@ -65,17 +53,10 @@ func (t *txn) openText(id, role string, name, sub, meta *jsonv.Node) {
 
 // textContent applies TEXT_MESSAGE_CONTENT and REASONING_MESSAGE_CONTENT.
 func (t *txn) textContent(ev *jsonv.Node) error {
-	id, err := idField(ev, "messageId")
-	if err != nil {
-		return err
-	}
-	delta, err := stringField(ev, "delta")
-	if err != nil {
-		return err
-	}
-	meta, err := metadata(ev)
-	if err != nil {
-		return err
+	f := eventFields(ev)
+	id, delta, meta := f.id("messageId"), f.str("delta"), f.meta()
+	if f.err != nil {
+		return f.err
 	}
 	t.appendText(id, delta, meta)
 	return nil
@@ -97,13 +78,10 @@ func (t *txn) appendText(id, delta string, meta *jsonv.Node) {
 // textEnd applies TEXT_MESSAGE_END and REASONING_MESSAGE_END: the message
 // takes the event's metadata and nothing else changes.
 func (t *txn) textEnd(ev *jsonv.Node) error {
-	id, err := idField(ev, "messageId")
-	if err != nil {
-		return err
-	}
-	meta, err := metadata(ev)
-	if err != nil {
-		return err
+	f := eventFields(ev)
+	id, meta := f.id("messageId"), f.meta()
+	if f.err != nil {
+		return f.err
 	}
 	if m, i, ok := t.textTarget(id); ok {
 		t.setMessage(i, messageOf(mergeMetadata(m.v, meta)))
@@ -132,18 +110,11 @@ func (t *txn) textTarget(id string) (Message, int, bool) {
 // in an assistant message, and otherwise the message entityId, which must
 // not be an activity message.
 func (t *txn) encryptedValue(ev *jsonv.Node) error {
-	subtype, err := stringField(ev, "subtype")
-	if err != nil {
-		return err
+	f := eventFields(ev)
+	subtype, id, val := f.str("subtype"), f.id("entityId"), f.of("encryptedValue", jsonv.String)
+	if f.err != nil {
+		return f.err
 	}
-	id, err := idField(ev, "entityId")
-	if err != nil {
-		return err
-	}
-	if _, err := stringField(ev, "encryptedValue"); err != nil {
-		return err
-	}
-	val := ev.Get("encryptedValue")
 	if subtype == "tool-call" {
 		tc, ok := t.findToolCall(id, "assistant")
 		if !ok {

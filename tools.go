@@ -1,8 +1,6 @@
 package aguistate
 
 import (
-	"fmt"
-
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
@@ -58,25 +56,12 @@ func (t *txn) setToolCall(r toolCallRef, call *jsonv.Node) {
 // assistant's, the message with the tool call's own id, created
 // {id, role: "assistant", toolCalls: [], subagentRunId?} when not held.
 func (t *txn) toolStart(ev *jsonv.Node) error {
-	id, err := idField(ev, "toolCallId")
-	if err != nil {
-		return err
-	}
-	name, err := stringField(ev, "toolCallName")
-	if err != nil {
-		return err
-	}
-	parent, _, err := optString(ev, "parentMessageId")
-	if err != nil {
-		return err
-	}
-	sub, err := optField(ev, "subagentRunId", jsonv.String)
-	if err != nil {
-		return err
-	}
-	meta, err := metadata(ev)
-	if err != nil {
-		return err
+	f := eventFields(ev)
+	id, name := f.id("toolCallId"), f.str("toolCallName")
+	parent, _ := f.optStr("parentMessageId")
+	sub, meta := f.opt("subagentRunId", jsonv.String), f.meta()
+	if f.err != nil {
+		return f.err
 	}
 	t.startToolCall(id, name, parent, sub, meta)
 	return nil
@@ -117,17 +102,10 @@ func (t *txn) startToolCall(id, name, parent string, sub, meta *jsonv.Node) {
 // function.arguments (not checked as JSON), and the call takes the event's
 // metadata.
 func (t *txn) toolArgs(ev *jsonv.Node) error {
-	id, err := idField(ev, "toolCallId")
-	if err != nil {
-		return err
-	}
-	delta, err := stringField(ev, "delta")
-	if err != nil {
-		return err
-	}
-	meta, err := metadata(ev)
-	if err != nil {
-		return err
+	f := eventFields(ev)
+	id, delta, meta := f.id("toolCallId"), f.str("delta"), f.meta()
+	if f.err != nil {
+		return f.err
 	}
 	t.appendToolArgs(id, delta, meta)
 	return nil
@@ -150,13 +128,10 @@ func (t *txn) appendToolArgs(id, delta string, meta *jsonv.Node) {
 
 // toolEnd applies TOOL_CALL_END: the call takes the event's metadata.
 func (t *txn) toolEnd(ev *jsonv.Node) error {
-	id, err := idField(ev, "toolCallId")
-	if err != nil {
-		return err
-	}
-	meta, err := metadata(ev)
-	if err != nil {
-		return err
+	f := eventFields(ev)
+	id, meta := f.id("toolCallId"), f.meta()
+	if f.err != nil {
+		return f.err
 	}
 	r, ok := t.findToolCall(id, "")
 	if !ok {
@@ -173,35 +148,15 @@ func (t *txn) toolEnd(ev *jsonv.Node) error {
 // after the first assistant message that holds the tool call and the tool
 // messages that follow it, or at the end when no assistant message does.
 func (t *txn) toolResult(ev *jsonv.Node) error {
-	id, err := idField(ev, "messageId")
-	if err != nil {
-		return err
-	}
-	callID, err := idField(ev, "toolCallId")
-	if err != nil {
-		return err
-	}
-	content, err := field(ev, "content")
-	if err != nil {
-		return err
-	}
-	if k := content.Kind(); k != jsonv.String && k != jsonv.Array {
-		return fmt.Errorf("%w: \"content\" is a %s, not a string or an array", ErrMalformedEvent, k)
-	}
-	role, _, err := optString(ev, "role")
-	if err != nil {
-		return err
-	}
+	f := eventFields(ev)
+	id, callID, content := f.id("messageId"), f.id("toolCallId"), f.of("content", jsonv.String, jsonv.Array)
+	role, _ := f.optStr("role")
 	if role == "" {
 		role = "tool"
 	}
-	sub, err := optField(ev, "subagentRunId", jsonv.String)
-	if err != nil {
-		return err
-	}
-	meta, err := metadata(ev)
-	if err != nil {
-		return err
+	sub, meta := f.opt("subagentRunId", jsonv.String), f.meta()
+	if f.err != nil {
+		return f.err
 	}
 	v := mergeMetadata(newObject([]string{"id", "toolCallId", "role", "content", "subagentRunId"},
 		jsonv.NewString(id), jsonv.NewString(callID), jsonv.NewString(role), content, sub), meta)
