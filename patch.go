@@ -299,68 +299,71 @@ func (p *patcher) done() {
 	}
 }
 
+// edit lets fn change the parent c of the target of tokens, whose last
+// reference token is t, and then brings the sizes and depths on the way
+// down up to date.
+func (p *patcher) edit(tokens []string, fn func(c *jsonv.Node, t string) error) error {
+	c, err := p.parent(tokens)
+	if err != nil {
+		return err
+	}
+	if err := fn(c, tokens[len(tokens)-1]); err != nil {
+		return err
+	}
+	p.done()
+	return nil
+}
+
 // add implements RFC 6902 section 4.1.
 func (p *patcher) add(tokens []string, v *jsonv.Node) error {
 	if len(tokens) == 0 {
 		p.root = v
 		return nil
 	}
-	c, err := p.parent(tokens)
-	if err != nil {
-		return err
-	}
-	t := tokens[len(tokens)-1]
-	if c.Kind() == jsonv.Object {
-		if i := c.Lookup(t); i >= 0 {
-			c.SetMember(i, v)
-		} else {
-			c.AddMember(t, v)
+	return p.edit(tokens, func(c *jsonv.Node, t string) error {
+		if c.Kind() == jsonv.Object {
+			if i := c.Lookup(t); i >= 0 {
+				c.SetMember(i, v)
+			} else {
+				c.AddMember(t, v)
+			}
+			return nil
 		}
-		p.done()
+		i, ok := c.Len(), t == "-"
+		if !ok {
+			if i, ok = jsonv.ArrayIndex(t, c.Len()); !ok {
+				return badIndex(c, t)
+			}
+		}
+		c.InsertElem(i, v)
 		return nil
-	}
-	if t == "-" {
-		c.InsertElem(c.Len(), v)
-		p.done()
-		return nil
-	}
-	i, ok := jsonv.ArrayIndex(t, c.Len())
-	if !ok {
-		return badIndex(c, t)
-	}
-	c.InsertElem(i, v)
-	p.done()
-	return nil
+	})
 }
 
 // remove implements RFC 6902 section 4.2 and returns the removed value.
-func (p *patcher) remove(tokens []string) (*jsonv.Node, error) {
+func (p *patcher) remove(tokens []string) (removed *jsonv.Node, err error) {
 	if len(tokens) == 0 {
 		return nil, failf("the whole document cannot be removed")
 	}
-	c, err := p.parent(tokens)
-	if err != nil {
-		return nil, err
-	}
-	t := tokens[len(tokens)-1]
-	if c.Kind() == jsonv.Object {
-		i := c.Lookup(t)
-		if i < 0 {
-			return nil, failf("no member %q to remove", t)
+	err = p.edit(tokens, func(c *jsonv.Node, t string) error {
+		if c.Kind() == jsonv.Object {
+			i := c.Lookup(t)
+			if i < 0 {
+				return failf("no member %q to remove", t)
+			}
+			_, removed = c.Member(i)
+			c.RemoveMember(i)
+			return nil
 		}
-		_, v := c.Member(i)
-		c.RemoveMember(i)
-		p.done()
-		return v, nil
-	}
-	i, err := existingIndex(c, t)
-	if err != nil {
-		return nil, err
-	}
-	v := c.Elem(i)
-	c.RemoveElem(i)
-	p.done()
-	return v, nil
+		i, err := existingIndex(c, t)
+		if err != nil {
+			return err
+		}
+		removed = c.Elem(i)
+		c.RemoveElem(i)
+		return nil
+	})
+	return removed, err
 }
 
 // replace implements RFC 6902 section 4.3: the target must exist, and an
@@ -370,27 +373,22 @@ func (p *patcher) replace(tokens []string, v *jsonv.Node) error {
 		p.root = v
 		return nil
 	}
-	c, err := p.parent(tokens)
-	if err != nil {
-		return err
-	}
-	t := tokens[len(tokens)-1]
-	if c.Kind() == jsonv.Object {
-		i := c.Lookup(t)
-		if i < 0 {
-			return failf("no member %q to replace", t)
+	return p.edit(tokens, func(c *jsonv.Node, t string) error {
+		if c.Kind() == jsonv.Object {
+			i := c.Lookup(t)
+			if i < 0 {
+				return failf("no member %q to replace", t)
+			}
+			c.SetMember(i, v)
+			return nil
 		}
-		c.SetMember(i, v)
-		p.done()
+		i, err := existingIndex(c, t)
+		if err != nil {
+			return err
+		}
+		c.SetElem(i, v)
 		return nil
-	}
-	i, err := existingIndex(c, t)
-	if err != nil {
-		return err
-	}
-	c.SetElem(i, v)
-	p.done()
-	return nil
+	})
 }
 
 // isProperPrefix reports whether a names a proper ancestor of b (RFC 6902
