@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -49,6 +50,13 @@ var fuzzSeeds = []string{
 func FuzzApplyEvents(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
+	}
+	// And every bundled stream, one event per line.
+	files, _ := filepath.Glob(filepath.Join("testdata", "streams", "*"))
+	for _, file := range files {
+		if ext := filepath.Ext(file); ext == ".sse" || ext == ".jsonl" || strings.HasSuffix(file, ".events.json") {
+			f.Add(bytes.Join(streamEvents(f, file), []byte("\n")))
+		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := New(&Options{MaxDepth: 64})

@@ -29,7 +29,7 @@ func TestLimits(t *testing.T) {
 		return `{"type":"MESSAGES_SNAPSHOT","messages":[` + strings.Join(s, ",") + `]}`
 	}
 	// A state {"a":"xxx…"} is len(x)+8 bytes of JSON text.
-	snapshot := func(size int) string {
+	stateOfSize := func(size int) string {
 		return `{"type":"STATE_SNAPSHOT","snapshot":{"a":"` + strings.Repeat("x", size-8) + `"}}`
 	}
 	// custom returns a CUSTOM event of exactly size bytes.
@@ -60,7 +60,7 @@ func TestLimits(t *testing.T) {
 		{name: "patch operations", opts: Options{MaxPatchOps: 5},
 			at: ops(5), past: ops(6), reason: "MaxPatchOps bounds one patch"},
 		{name: "state size", opts: Options{MaxStateSize: 64},
-			at: snapshot(64), past: snapshot(65), reason: "MaxStateSize bounds the state's JSON text"},
+			at: stateOfSize(64), past: stateOfSize(65), reason: "MaxStateSize bounds the state's JSON text"},
 		{name: "state size through copies", opts: Options{MaxStateSize: 64},
 			setup:  []string{`{"type":"STATE_SNAPSHOT","snapshot":{"a":"0123456789"}}`},
 			at:     `{"type":"STATE_DELTA","delta":[{"op":"copy","from":"/a","path":"/b"},{"op":"copy","from":"/a","path":"/c"}]}`,
@@ -87,13 +87,13 @@ func TestLimits(t *testing.T) {
 				require.NoError(t, c.Apply([]byte(ev)), "setup")
 			}
 			require.NoError(t, c.Apply([]byte(tt.at)), "at the limit: %s", tt.reason)
-			before := snapshotOf(c)
+			before := snapshot(c)
 			err := c.Apply([]byte(tt.past))
 			require.ErrorIs(t, err, ErrLimit, "one past the limit: %s", tt.reason)
 			var ee *EventError
 			require.ErrorAs(t, err, &ee)
 			assert.Equal(t, len(tt.setup)+2, ee.Index)
-			assert.Equal(t, before, snapshotOf(c), "the Consumer is unchanged")
+			assert.Equal(t, before, snapshot(c), "the Consumer is unchanged")
 		})
 	}
 }
@@ -107,9 +107,4 @@ func TestDeepNestingDoesNotOverflow(t *testing.T) {
 	assert.ErrorIs(t, c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":`+deep+`}`)), ErrLimit)
 	assert.ErrorIs(t, c.StartRun([]byte(`{"state":`+deep+`}`)), ErrLimit)
 	assert.Equal(t, `{}`, c.State().String())
-}
-
-// snapshotOf returns the Consumer's state, messages and divergence as text.
-func snapshotOf(c *Consumer) string {
-	return fmt.Sprintf("%s %s %v", c.State(), valueOf(encodeMessages(c.Messages())), c.Diverged())
 }
