@@ -22,7 +22,8 @@ type Change struct {
 	Added, Replaced, Removed []string
 	// Warning is the *EventError for a skipped event, wrapping
 	// ErrPatchFailed (a STATE_DELTA or ACTIVITY_DELTA patch that failed to
-	// apply) or ErrNoTarget, or nil. For a chunk event it reports the part
+	// apply), ErrStateRejected (a state Options.ValidateState refused) or
+	// ErrNoTarget, or nil. For a chunk event it reports the part
 	// that was skipped; the rest of the chunk applies.
 	Warning error
 	// Diverged is the Consumer's [Consumer.Diverged] after the event.

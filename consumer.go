@@ -108,9 +108,10 @@ func (c *Consumer) Diverged() bool { return c.cur.Load().diverged }
 // Consumer does not act on), or skipped as a warning, which leaves
 // everything as it was and is reported to subscribers ([Change].Warning)
 // and to [Options.Logger]: a well-formed patch that fails to apply
-// (ErrPatchFailed; a STATE_DELTA's also marks the state diverged), or an
-// event naming a message or tool call that does not exist or cannot take it
-// (ErrNoTarget).
+// (ErrPatchFailed; a STATE_DELTA's also marks the state diverged), a state
+// that Options.ValidateState refused (ErrStateRejected; also diverged), or
+// an event naming a message or tool call that does not exist or cannot take
+// it (ErrNoTarget).
 //
 // It returns an *EventError for a fatal error, wrapping ErrMalformedEvent,
 // ErrMalformedPatch (with a *PatchError), ErrMalformedMessages or

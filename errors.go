@@ -57,8 +57,9 @@ var (
 	// ErrDecode reports a value that cannot be decoded into the Go value
 	// given to [Value.Decode]: a JSON Pointer that names nothing, a member
 	// that names no struct field, a value of the wrong type, or a number
-	// that would be rounded. It concerns the reader, not the stream: the
-	// Consumer is unaffected.
+	// that would be rounded; or text given to [Value.UnmarshalJSON] that is
+	// not strict JSON. It concerns the reader, not the stream: the Consumer
+	// is unaffected.
 	ErrDecode = errors.New("aguistate: cannot decode value")
 )
 

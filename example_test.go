@@ -202,3 +202,66 @@ func ExampleValue_Decode() {
 	// aguistate: cannot decode value: "/account/id": number 9007199254740993 does not fit a float64 exactly (it would become 9007199254740992)
 	// 9007199254740993
 }
+
+// StartRun loads a run's RunAgentInput: its state is the baseline of the
+// run's deltas, and its messages are held.
+func ExampleConsumer_StartRun() {
+	c := aguistate.New(nil)
+	err := c.StartRun([]byte(`{"threadId":"t1","runId":"r1",
+		"state":{"count":1},
+		"messages":[{"id":"u1","role":"user","content":"count to 2"}]}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_ = c.Apply([]byte(`{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/count","value":2}]}`))
+	fmt.Println(c.State(), len(c.Messages()))
+	// Output: {"count":2} 1
+}
+
+// NextInput builds the next run's input from what the Consumer holds:
+// activity messages stay behind, and the application's tools and context
+// ride along. Check Diverged first, and answer pending interrupts in Resume.
+func ExampleConsumer_NextInput() {
+	c := aguistate.New(nil)
+	_ = c.StartRun([]byte(`{"threadId":"t1","runId":"r1","state":{"step":1}}`))
+	_ = c.Apply([]byte(`{"type":"ACTIVITY_SNAPSHOT","messageId":"x1","activityType":"PLAN","content":{"s":1}}`))
+	_ = c.Apply([]byte(`{"type":"TEXT_MESSAGE_START","messageId":"a1","role":"assistant"}`))
+	_ = c.Apply([]byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"a1","delta":"Approve?"}`))
+	_ = c.Apply([]byte(`{"type":"RUN_FINISHED","threadId":"t1","runId":"r1",
+		"outcome":{"type":"interrupt","interrupts":[{"id":"i1","reason":"confirm"}]}}`))
+	if c.Diverged() {
+		fmt.Println("ask the agent for a snapshot first")
+		return
+	}
+	fmt.Println("pending:", c.Interrupts())
+	in := c.NextInput(aguistate.RunAgentInput{
+		RunID:  "r2",
+		Tools:  json.RawMessage(`[{"name":"search"}]`),
+		Resume: json.RawMessage(`[{"interruptId":"i1","status":"resolved","payload":{"ok":true}}]`),
+	})
+	body, _ := in.MarshalJSON()
+	fmt.Println(string(body))
+	// Output:
+	// pending: [{"id":"i1","reason":"confirm"}]
+	// {"threadId":"t1","runId":"r2","tools":[{"name":"search"}],"context":[],"forwardedProps":{},"state":{"step":1},"messages":[{"id":"a1","role":"assistant","content":"Approve?"}],"resume":[{"interruptId":"i1","status":"resolved","payload":{"ok":true}}]}
+}
+
+// Checkpoint and Restore carry a thread across a restart: the restored
+// Consumer goes on exactly where the first one stopped.
+func ExampleRestore() {
+	c := aguistate.New(nil)
+	_ = c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"n":12345678901234567890}}`))
+	_ = c.Apply([]byte(`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","delta":"Hel"}`))
+	saved := c.Checkpoint() // store it anywhere; it is JSON
+
+	r, err := aguistate.Restore(saved, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_ = r.Apply([]byte(`{"type":"TEXT_MESSAGE_CHUNK","delta":"lo"}`)) // the open chunk stream goes on
+	b, _ := r.Messages()[0].MarshalJSON()
+	fmt.Println(r.State(), string(b))
+	// Output: {"n":12345678901234567890} {"id":"m1","role":"assistant","content":"Hello"}
+}

@@ -17,7 +17,14 @@ import (
 // as the next run's starting value.
 //
 // Tools, Context, ForwardedProps and Resume are JSON text passed through as
-// given; they must be valid JSON when set.
+// given; they must be valid JSON when set. Resume answers the pending
+// interrupts ([Consumer.Interrupts]) with AG-UI resume entries:
+// [{"interruptId": ..., "status": "resolved" or "cancelled", "payload": ...}].
+//
+// A RunAgentInput decodes with encoding/json as well: [Value] and [Message]
+// keep the state and messages exactly, so json.Unmarshal of a request body
+// followed by [Consumer.StartRun] of the same bytes are two views of one
+// input.
 type RunAgentInput struct {
 	ThreadID       string          `json:"threadId"`
 	RunID          string          `json:"runId"`
@@ -37,6 +44,11 @@ type RunAgentInput struct {
 // random UUID (version 4) when no run has named one; an empty RunID becomes
 // a new random UUID. The other fields are base's.
 // The messages are immutable views; the slice is new.
+//
+// The state goes out as held, even when [Consumer.Diverged] reports that a
+// delta was skipped: check it first, and ask the producer for a snapshot
+// (or start the thread over) rather than send back a state known to differ
+// from the producer's.
 func (c *Consumer) NextInput(base RunAgentInput) RunAgentInput {
 	v := c.cur.Load()
 	in := base

@@ -113,3 +113,32 @@ func TestNextInputInvalidRaw(t *testing.T) {
 		assert.Error(t, err)
 	}
 }
+
+// TestRunAgentInputUnmarshal checks that a RunAgentInput decodes with
+// encoding/json and marshals back to the same value, state digits and
+// message members included.
+func TestRunAgentInputUnmarshal(t *testing.T) {
+	t.Parallel()
+	body := `{"threadId":"t","runId":"r","parentRunId":"p","tools":[{"name":"f"}],"context":[],"forwardedProps":{"x":1},"state":{"big":12345678901234567890,"f":1.0,"h":"<&>"},"messages":[{"role":"user","content":"no id"},{"id":"a","role":"assistant","content":"hi","metadata":{"k":[1e2]}}],"resume":[{"interruptId":"i1","status":"resolved"}]}`
+	var in RunAgentInput
+	require.NoError(t, json.Unmarshal([]byte(body), &in))
+	assert.Equal(t, `{"big":12345678901234567890,"f":1.0,"h":"<&>"}`, in.State.String())
+	require.Len(t, in.Messages, 2)
+	assert.Equal(t, "", in.Messages[0].ID)
+	assert.Equal(t, "a", in.Messages[1].ID)
+	out, err := in.MarshalJSON()
+	require.NoError(t, err)
+	assert.Equal(t, body, string(out), "a round trip keeps every byte")
+
+	for _, bad := range []string{
+		`{"state":{"a":1,"a":2}}`,
+		`{"messages":[{"id":"a"}]}`,
+		`{"messages":[1]}`,
+	} {
+		assert.Error(t, json.Unmarshal([]byte(bad), &in), bad)
+	}
+	var m Message
+	assert.ErrorIs(t, m.UnmarshalJSON([]byte(`{"id":1,"role":"user"}`)), ErrMalformedMessages)
+	var v Value
+	assert.ErrorIs(t, v.UnmarshalJSON([]byte(`[1,]`)), ErrDecode)
+}

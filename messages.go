@@ -31,6 +31,23 @@ func (m Message) Value() Value { return valueOf(m.v) }
 // never fails.
 func (m Message) MarshalJSON() ([]byte, error) { return Value{m.v}.MarshalJSON() }
 
+// UnmarshalJSON sets m to the message object in data, kept verbatim: an
+// object with a string "role" and, when it has one, a string "id" (a run
+// input's messages may lack one). It returns an error wrapping
+// [ErrMalformedMessages].
+func (m *Message) UnmarshalJSON(data []byte) error {
+	n, err := jsonv.Parse(data, 0)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrMalformedMessages, err)
+	}
+	ms, err := decodeMessages(jsonv.NewArray([]*jsonv.Node{n}), true)
+	if err != nil {
+		return err
+	}
+	*m = ms[0]
+	return nil
+}
+
 // decodeMessages checks a MESSAGES_SNAPSHOT's "messages" (spec,
 // MESSAGES_SNAPSHOT): an array of objects, each with a non-empty string "id"
 // that no other message in the array has and a string "role". When lenient

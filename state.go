@@ -2,6 +2,7 @@ package aguistate
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
@@ -29,6 +30,19 @@ func (v Value) MarshalJSON() ([]byte, error) { return jsonv.Marshal(v.node()), n
 
 // String returns the value's compact JSON text.
 func (v Value) String() string { return string(jsonv.Marshal(v.node())) }
+
+// UnmarshalJSON sets v to the JSON value in data, parsed as strictly as an
+// event is (no duplicate member names, nesting at most 1000 deep) and kept
+// exactly, so that a [RunAgentInput] decoded with encoding/json keeps its
+// state digit for digit. It returns an error wrapping [ErrDecode].
+func (v *Value) UnmarshalJSON(data []byte) error {
+	n, err := jsonv.Parse(data, 0)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrDecode, err)
+	}
+	v.n = n
+	return nil
+}
 
 // Equal reports whether v and w are the same JSON value in the sense of RFC
 // 6902 section 4.6: numbers by exact decimal value, objects whatever their

@@ -14,7 +14,8 @@
 // also after a fatal error (then it holds the value from before the
 // rejected event). Standard error gets a line "warning: event N (TYPE): ..."
 // for each skipped event and "error: event N (TYPE): ..." for a fatal one,
-// with N counting events from 1. The exit status is 0, 1 after a fatal
+// with N counting events from 1, and at the end a line "interrupt: {...}"
+// for each interrupt the run left pending. The exit status is 0, 1 after a fatal
 // error, or 2 for bad usage or an unreadable file.
 //
 // With -next-input, standard output gets instead the RunAgentInput of the
@@ -49,7 +50,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: replay [-input RUN_INPUT.json] [-next-input] [STREAM]")
 		flags.PrintDefaults()
 	}
-	if err := flags.Parse(args); err != nil {
+	if err := flags.Parse(args); err == flag.ErrHelp {
+		return 0
+	} else if err != nil {
 		return 2
 	}
 	if flags.NArg() > 1 {
@@ -74,14 +77,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "error: %s: %s\n", *inputPath, strings.TrimPrefix(err.Error(), "aguistate: "))
 			return 2
 		}
-		var carried struct {
-			Tools, Context, ForwardedProps json.RawMessage
-		}
-		if err := json.Unmarshal(input, &carried); err != nil {
+		if err := json.Unmarshal(input, &base); err != nil {
 			fmt.Fprintf(stderr, "error: %s: %v\n", *inputPath, err)
 			return 2
 		}
-		base.Tools, base.Context, base.ForwardedProps = carried.Tools, carried.Context, carried.ForwardedProps
+		// The next run is a new run of the same thread.
+		base.RunID, base.ParentRunID, base.Resume = "", "", nil
 	}
 	stream := stdin
 	if flags.NArg() == 1 {
@@ -98,6 +99,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := c.Run(context.Background(), stream); err != nil {
 		fmt.Fprintln(stderr, "error:", strings.TrimPrefix(err.Error(), "aguistate: "))
 		status = 1
+	}
+	for _, in := range c.Interrupts() {
+		fmt.Fprintln(stderr, "interrupt:", in)
 	}
 	var out any = struct {
 		State    aguistate.Value     `json:"state"`
