@@ -189,13 +189,12 @@ func (p *patcher) apply(o *operation) error {
 		if err != nil {
 			return err
 		}
-		if err := p.add(o.path, v); err != nil {
-			return err
-		}
-		// v is now in two places: freeze everything this patch built so far,
-		// so that a later operation cannot change both through one edit.
+		// v is about to be in two places. Freeze everything this patch has
+		// built so far, before the add: otherwise the add could edit in place
+		// a container that v is or holds, putting v inside itself, and no
+		// later operation may change both copies through one edit.
 		p.gen = jsonv.NewGen()
-		return nil
+		return p.add(o.path, v)
 	}
 }
 

@@ -104,6 +104,7 @@ func FuzzApplyPatch(f *testing.F) {
 		{`1`, `[{"op":"replace","path":"","value":{}}]`},
 		{`{"a":1}`, `[{"op":"move","from":"/a","path":"/a/b"}]`},
 		{`{"a":[1]}`, `[{"op":"remove","path":"/a/01"}]`},
+		{`{"k":{}}`, `[{"op":"add","path":"/k/a","value":1},{"op":"copy","from":"/k","path":"/k/z"}]`},
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s[0]), []byte(s[1]))

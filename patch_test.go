@@ -147,3 +147,26 @@ func TestApplyPatchSharesUntouched(t *testing.T) {
 	assert.NotSame(t, doc.Get("a"), next.Get("a"), "the path is copied")
 	assert.Equal(t, `{"a":{"x":[1,2]},"b":{"y":[3]}}`, string(jsonv.Marshal(doc)), "the old document is intact")
 }
+
+// TestCopyNeverMakesACycle checks copies of containers the same patch has
+// already edited: each must be a snapshot, never the container itself.
+func TestCopyNeverMakesACycle(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, doc, patch, want string
+	}{
+		{"root after an edit", `{}`, `[{"op":"add","path":"/x","value":1},{"op":"copy","from":"","path":"/y"}]`, `{"x":1,"y":{"x":1}}`},
+		{"container into its own child", `{"k":{}}`, `[{"op":"add","path":"/k/a","value":1},{"op":"copy","from":"/k","path":"/k/z"}]`, `{"k":{"a":1,"z":{"a":1}}}`},
+		{"array into itself", `{"a":[]}`, `[{"op":"add","path":"/a/-","value":1},{"op":"copy","from":"/a","path":"/a/-"},{"op":"copy","from":"/a","path":"/a/0"}]`, `{"a":[[1,[1]],1,[1]]}`},
+		{"edit after the copy", `{"a":{}}`, `[{"op":"add","path":"/a/x","value":1},{"op":"copy","from":"/a","path":"/b"},{"op":"add","path":"/b/y","value":2}]`, `{"a":{"x":1},"b":{"x":1,"y":2}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := applyText(t, tt.doc, tt.patch)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, string(jsonv.Marshal(got)), "a cycle would never finish marshalling")
+			assert.Equal(t, len(tt.want), got.Size())
+		})
+	}
+}
