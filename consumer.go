@@ -47,12 +47,17 @@ type Options struct {
 	MaxPatchOps int
 	// MaxStateSize is the largest state, in bytes of compact JSON text,
 	// checked after every operation of a patch, so that repeated copy
-	// operations cannot blow memory up. Default 64 MiB.
+	// operations cannot blow memory up. It also bounds the work of one
+	// patch: the members and elements it moves or copies in all (each
+	// operation costs about the width of the containers it changes), so
+	// that a patch of legal size cannot take quadratic time. Default
+	// 64 MiB.
 	MaxStateSize int
 	// MaxMessages is the largest number of messages held. Default 10,000.
 	MaxMessages int
 	// MaxMessageSize is the largest message, in bytes of compact JSON text:
-	// its content text, tool call arguments and other members together.
+	// its content text, tool call arguments and other members together. It
+	// bounds an ACTIVITY_DELTA's work as MaxStateSize does a STATE_DELTA's.
 	// Default 8 MiB.
 	MaxMessageSize int
 }

@@ -6,9 +6,9 @@ import (
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
-// limits is the part of Options that bounds what one patch may make. A zero
-// field means no bound.
-type limits struct{ ops, size, depth int }
+// limits is the part of Options that bounds what one patch may make and
+// do. A zero field means no bound.
+type limits struct{ ops, size, depth, work int }
 
 // check fails with ErrLimit when n, called what, is larger or deeper than
 // the limits allow.
@@ -40,13 +40,13 @@ func (o Options) withDefaults() Options {
 
 // stateLimits are the limits on the state and the patches that change it.
 func (o *Options) stateLimits() limits {
-	return limits{ops: o.MaxPatchOps, size: o.MaxStateSize, depth: o.MaxDepth}
+	return limits{ops: o.MaxPatchOps, size: o.MaxStateSize, depth: o.MaxDepth, work: o.MaxStateSize}
 }
 
 // messageLimits are the limits on one message and the patches that change
 // an activity message's content.
 func (o *Options) messageLimits() limits {
-	return limits{ops: o.MaxPatchOps, size: o.MaxMessageSize, depth: o.MaxDepth}
+	return limits{ops: o.MaxPatchOps, size: o.MaxMessageSize, depth: o.MaxDepth, work: o.MaxMessageSize}
 }
 
 // checkLimits fails with ErrLimit when the view t built is larger than the

@@ -108,3 +108,37 @@ func TestDeepNestingDoesNotOverflow(t *testing.T) {
 	assert.ErrorIs(t, c.StartRun([]byte(`{"state":`+deep+`}`)), ErrLimit)
 	assert.Equal(t, `{}`, c.State().String())
 }
+
+// TestPatchWorkIsBounded checks that a patch of legal size cannot make the
+// engine do quadratic work: removing the first member of a wide object
+// over and over runs out of its work budget (ErrLimit), while the same
+// number of removes from the end, which move nothing, apply.
+func TestPatchWorkIsBounded(t *testing.T) {
+	t.Parallel()
+	const width, removes = 20_000, 5_000
+	members := make([]string, width)
+	for i := range members {
+		members[i] = fmt.Sprintf(`"k%d":0`, i)
+	}
+	snapshot := `{"type":"STATE_SNAPSHOT","snapshot":{` + strings.Join(members, ",") + `}}`
+	patch := func(first bool) string {
+		ops := make([]string, removes)
+		for i := range ops {
+			k := i
+			if !first {
+				k = width - 1 - i
+			}
+			ops[i] = fmt.Sprintf(`{"op":"remove","path":"/k%d"}`, k)
+		}
+		return `{"type":"STATE_DELTA","delta":[` + strings.Join(ops, ",") + `]}`
+	}
+	opts := &Options{MaxStateSize: 10 << 20} // a 10 M budget: 5,000 removes of 20,000 shifts is 100 M
+	c := New(opts)
+	require.NoError(t, c.Apply([]byte(snapshot)))
+	err := c.Apply([]byte(patch(true)))
+	require.ErrorIs(t, err, ErrLimit, "quadratic work is refused")
+	assert.Contains(t, err.Error(), "more than 10485760 members and elements")
+	assert.Equal(t, width, c.State().node().Len(), "nothing was applied")
+	require.NoError(t, c.Apply([]byte(patch(false))), "removes that move nothing are cheap")
+	assert.Equal(t, width-removes, c.State().node().Len())
+}

@@ -123,9 +123,12 @@ func applyPatch(doc *jsonv.Node, ops []operation, lim limits) (*jsonv.Node, erro
 	for i := range ops {
 		o := &ops[i]
 		err := p.apply(o)
-		if err != nil {
+		switch {
+		case err != nil:
 			err = fmt.Errorf("%w: %s", ErrPatchFailed, err)
-		} else {
+		case lim.work > 0 && p.work > lim.work:
+			err = fmt.Errorf("%w: the patch would move or copy more than %d members and elements in all", ErrLimit, lim.work)
+		default:
 			err = lim.check("the document", p.root)
 		}
 		if err != nil {
@@ -143,6 +146,7 @@ type patcher struct {
 	gen  uint64
 	root *jsonv.Node
 	path []step
+	work int // elements, members and index entries moved or copied so far
 }
 
 // failure is an RFC 6902 section 5 error condition; it reads as the end of
@@ -256,7 +260,7 @@ func badIndex(a *jsonv.Node, t string) error {
 // the way down, so that [patcher.done] can bring the sizes and depths of
 // the containers on it up to date after the parent is edited.
 func (p *patcher) parent(tokens []string) (*jsonv.Node, error) {
-	p.root = p.root.Owned(p.gen)
+	p.root = p.own(p.root)
 	p.path = p.path[:0]
 	cur := p.root
 	for i, t := range tokens[:len(tokens)-1] {
@@ -264,7 +268,7 @@ func (p *patcher) parent(tokens []string) (*jsonv.Node, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w (at %q)", err, jsonv.FormatPointer(tokens[:i+1]))
 		}
-		owned := next.Owned(p.gen)
+		owned := p.own(next)
 		if owned != next {
 			if cur.Kind() == jsonv.Object {
 				cur.SetMember(pos, owned)
@@ -279,6 +283,16 @@ func (p *patcher) parent(tokens []string) (*jsonv.Node, error) {
 		return nil, failf("the parent %q is a %s, not a container", jsonv.FormatPointer(tokens[:len(tokens)-1]), k)
 	}
 	return cur, nil
+}
+
+// own returns n, or a copy of it that this patch may edit, counting the
+// copy's work.
+func (p *patcher) own(n *jsonv.Node) *jsonv.Node {
+	owned := n.Owned(p.gen)
+	if owned != n {
+		p.work += n.Len()
+	}
+	return owned
 }
 
 // step is one container on the way down to an edit: its child at pos had
@@ -324,7 +338,7 @@ func (p *patcher) add(tokens []string, v *jsonv.Node) error {
 			if i := c.Lookup(t); i >= 0 {
 				c.SetMember(i, v)
 			} else {
-				c.AddMember(t, v)
+				p.work += c.AddMember(t, v)
 			}
 			return nil
 		}
@@ -334,7 +348,7 @@ func (p *patcher) add(tokens []string, v *jsonv.Node) error {
 				return badIndex(c, t)
 			}
 		}
-		c.InsertElem(i, v)
+		p.work += c.InsertElem(i, v)
 		return nil
 	})
 }
@@ -351,7 +365,7 @@ func (p *patcher) remove(tokens []string) (removed *jsonv.Node, err error) {
 				return failf("no member %q to remove", t)
 			}
 			_, removed = c.Member(i)
-			c.RemoveMember(i)
+			p.work += c.RemoveMember(i)
 			return nil
 		}
 		i, err := existingIndex(c, t)
@@ -359,7 +373,7 @@ func (p *patcher) remove(tokens []string) (removed *jsonv.Node, err error) {
 			return err
 		}
 		removed = c.Elem(i)
-		c.RemoveElem(i)
+		p.work += c.RemoveElem(i)
 		return nil
 	})
 	return removed, err

@@ -45,6 +45,7 @@ const indexMin = 8
 type Node struct {
 	kind  Kind
 	depth int32   // 0 for scalars, 1 + the deepest child for containers
+	deep  int32   // containers: how many children are depth-1 deep
 	gen   uint64  // generation allowed to edit in place; 0 means frozen
 	size  int     // bytes of compact JSON text
 	str   string  // Number: literal text; String: decoded text (WTF-8)
@@ -57,9 +58,10 @@ type members struct {
 	names []string
 	vals  []*Node
 	index map[string]int // nil while len(names) <= indexMin
-	// ownIndex reports that index belongs to this object alone and may be
-	// edited; a clone shares its source's index until it must change it.
-	ownIndex bool
+	// ownNames and ownIndex report that names and index belong to this
+	// object alone and may be edited in place; a clone shares its source's
+	// until it must change them.
+	ownNames, ownIndex bool
 }
 
 var (
@@ -100,7 +102,7 @@ func NewArray(elems []*Node) *Node {
 // NewObject returns an object holding the members names[i]: vals[i] (not
 // copied). The names must be distinct.
 func NewObject(names []string, vals []*Node) *Node {
-	m := &members{names: names, vals: vals}
+	m := &members{names: names, vals: vals, ownNames: true}
 	m.buildIndex()
 	n := &Node{kind: Object, obj: m}
 	n.measure()
@@ -109,33 +111,56 @@ func NewObject(names []string, vals []*Node) *Node {
 
 // measure sets a container's size and depth from its children.
 func (n *Node) measure() {
-	n.size, n.depth = 2, 1
+	n.size = 2
 	if n.kind == Array {
 		for _, e := range n.elems {
 			n.size += e.size
-			n.depth = max(n.depth, e.depth+1)
 		}
 		n.size += max(len(n.elems)-1, 0)
-		return
+	} else {
+		for i, name := range n.obj.names {
+			n.size += StringSize(name) + 1 + n.obj.vals[i].size
+		}
+		n.size += max(len(n.obj.names)-1, 0)
 	}
-	for i, name := range n.obj.names {
-		v := n.obj.vals[i]
-		n.size += StringSize(name) + 1 + v.size
-		n.depth = max(n.depth, v.depth+1)
-	}
-	n.size += max(len(n.obj.names)-1, 0)
+	n.remeasureDepth()
 }
 
-// remeasureDepth recomputes a container's depth after a child got shallower.
+// remeasureDepth recomputes a container's depth, and how many children
+// reach it, from all its children.
 func (n *Node) remeasureDepth() {
 	kids := n.elems
 	if n.kind == Object {
 		kids = n.obj.vals
 	}
-	n.depth = 1
+	n.depth, n.deep = 1, 0
 	for _, k := range kids {
-		n.depth = max(n.depth, k.depth+1)
+		n.addDepth(k.depth)
 	}
+}
+
+// addDepth counts a new child of depth d.
+func (n *Node) addDepth(d int32) {
+	switch {
+	case d+1 > n.depth:
+		n.depth, n.deep = d+1, 1
+	case d+1 == n.depth:
+		n.deep++
+	}
+}
+
+// dropDepth uncounts a removed child of depth d. Only when the last of the
+// deepest children goes does the container look at all the others, so
+// removing many children costs each of them once.
+func (n *Node) dropDepth(d int32) (work int) {
+	if d+1 != n.depth {
+		return 0
+	}
+	if n.deep--; n.deep > 0 {
+		return 0
+	}
+	n.remeasureDepth()
+	return n.Len()
 }
 
 // Size returns the length in bytes of the value's compact JSON text, as
@@ -150,12 +175,11 @@ func (n *Node) Depth() int { return int(n.depth) }
 // children, which had size oldSize and depth oldDepth, became v.
 func (n *Node) childChanged(oldSize int, oldDepth int32, v *Node) {
 	n.size += v.size - oldSize
-	switch {
-	case v.depth+1 > n.depth:
-		n.depth = v.depth + 1
-	case oldDepth+1 == n.depth && v.depth < oldDepth:
-		n.remeasureDepth()
+	if v.depth == oldDepth {
+		return
 	}
+	n.addDepth(v.depth) // first, so that the count never falls to zero needlessly
+	n.dropDepth(oldDepth)
 }
 
 // ChildChanged tells an owned container that its child at position i (an
@@ -247,7 +271,7 @@ func (n *Node) Owned(gen uint64) *Node {
 	if n.gen == gen || (n.kind != Array && n.kind != Object) {
 		return n
 	}
-	c := &Node{kind: n.kind, gen: gen, size: n.size, depth: n.depth}
+	c := &Node{kind: n.kind, gen: gen, size: n.size, depth: n.depth, deep: n.deep}
 	if n.kind == Array {
 		c.elems = append(make([]*Node, 0, len(n.elems)+1), n.elems...)
 		return c
@@ -268,8 +292,12 @@ func (n *Node) SetElem(i int, v *Node) {
 	n.childChanged(old.size, old.depth, v)
 }
 
+// The structural edits below return their work: how many elements, members
+// or index entries they moved or copied, so that a caller can bound the
+// cost of many edits.
+
 // InsertElem inserts v before element i (0 <= i <= Len) of an owned array.
-func (n *Node) InsertElem(i int, v *Node) {
+func (n *Node) InsertElem(i int, v *Node) (work int) {
 	n.elems = append(n.elems, nil)
 	copy(n.elems[i+1:], n.elems[i:])
 	n.elems[i] = v
@@ -277,11 +305,12 @@ func (n *Node) InsertElem(i int, v *Node) {
 	if len(n.elems) > 1 {
 		n.size++ // comma
 	}
-	n.depth = max(n.depth, v.depth+1)
+	n.addDepth(v.depth)
+	return len(n.elems) - i
 }
 
 // RemoveElem removes element i of an owned array.
-func (n *Node) RemoveElem(i int) {
+func (n *Node) RemoveElem(i int) (work int) {
 	old := n.elems[i]
 	copy(n.elems[i:], n.elems[i+1:])
 	n.elems[len(n.elems)-1] = nil
@@ -290,9 +319,7 @@ func (n *Node) RemoveElem(i int) {
 	if len(n.elems) > 0 {
 		n.size-- // comma
 	}
-	if old.depth+1 == n.depth {
-		n.remeasureDepth()
-	}
+	return len(n.elems) - i + 1 + n.dropDepth(old.depth)
 }
 
 // SetMember replaces the value of member i of an owned object.
@@ -304,45 +331,72 @@ func (n *Node) SetMember(i int, v *Node) {
 
 // AddMember appends a member called name, which must not exist yet, to an
 // owned object.
-func (n *Node) AddMember(name string, v *Node) {
+func (n *Node) AddMember(name string, v *Node) (work int) {
 	m := n.obj
+	if !m.ownNames {
+		work += len(m.names) // append copies a shared slice, whose capacity is its length
+		m.ownNames = true
+	}
 	m.names = append(m.names, name)
 	m.vals = append(m.vals, v)
 	n.size += StringSize(name) + 1 + v.size
 	if len(m.names) > 1 {
 		n.size++ // comma
 	}
-	n.depth = max(n.depth, v.depth+1)
+	n.addDepth(v.depth)
 	switch {
 	case m.index == nil && len(m.names) > indexMin:
 		m.buildIndex()
+		work += len(m.names)
 	case m.index != nil:
-		if !m.ownIndex {
-			m.index = cloneIndex(m.index, len(m.names))
-			m.ownIndex = true
-		}
+		work += m.editIndex()
 		m.index[name] = len(m.names) - 1
 	}
+	return work + 1
+}
+
+// editIndex makes the index this object's own, and returns the work.
+func (m *members) editIndex() int {
+	if m.ownIndex {
+		return 0
+	}
+	m.index = cloneIndex(m.index, len(m.names)+1)
+	m.ownIndex = true
+	return len(m.names)
 }
 
 // RemoveMember removes member i of an owned object; the members after it keep
 // their order.
-func (n *Node) RemoveMember(i int) {
+func (n *Node) RemoveMember(i int) (work int) {
 	m := n.obj
 	name, old := m.names[i], m.vals[i]
-	names := make([]string, 0, len(m.names)-1)
-	names = append(append(names, m.names[:i]...), m.names[i+1:]...)
+	if !m.ownNames {
+		m.names = append(make([]string, 0, len(m.names)), m.names...)
+		m.ownNames = true
+		work += len(m.names)
+	}
+	copy(m.names[i:], m.names[i+1:])
+	m.names = m.names[:len(m.names)-1]
 	copy(m.vals[i:], m.vals[i+1:])
 	m.vals[len(m.vals)-1] = nil
-	m.names, m.vals = names, m.vals[:len(m.vals)-1]
-	m.buildIndex()
+	m.vals = m.vals[:len(m.vals)-1]
+	work += 2 * (len(m.names) - i + 1)
+	switch {
+	case m.index == nil:
+	case len(m.names) <= indexMin:
+		m.index, m.ownIndex = nil, false
+	default:
+		work += m.editIndex()
+		delete(m.index, name)
+		for j := i; j < len(m.names); j++ {
+			m.index[m.names[j]] = j
+		}
+	}
 	n.size -= StringSize(name) + 1 + old.size
 	if len(m.names) > 0 {
 		n.size-- // comma
 	}
-	if old.depth+1 == n.depth {
-		n.remeasureDepth()
-	}
+	return work + n.dropDepth(old.depth)
 }
 
 func cloneIndex(src map[string]int, size int) map[string]int {
