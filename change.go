@@ -51,8 +51,9 @@ type subscribers struct {
 // Run, after the event is visible to readers and before the next event is
 // applied, in subscription order. A Change is never dropped, so a slow fn
 // slows the stream; hand the Change to a goroutine or a buffered channel if
-// that matters. fn may read the Consumer but must not call Apply, Run or
-// StartRun (that deadlocks). A panic in fn is recovered and logged to
+// that matters. fn may read the Consumer (State, Messages, Checkpoint to
+// persist each change, ...) but must not call Apply, Run or StartRun (that
+// deadlocks). A panic in fn is recovered and logged to
 // [Options.Logger]; the Consumer and the other subscribers are unaffected.
 // The slices in a Change belong to the subscriber.
 func (c *Consumer) Subscribe(fn func(Change)) (cancel func()) {

@@ -128,3 +128,19 @@ func TestValidateState(t *testing.T) {
 	assert.ErrorIs(t, err, ErrStateRejected)
 	assert.Equal(t, `{"count":2}`, c.State().String())
 }
+
+// TestSubscriberMayCheckpoint checks the persistence pattern: a subscriber
+// that checkpoints after every change sees each event's result.
+func TestSubscriberMayCheckpoint(t *testing.T) {
+	t.Parallel()
+	c := New(&Options{ValidateState: func(Value) error { return nil }})
+	var saved [][]byte
+	c.Subscribe(func(Change) { saved = append(saved, c.Checkpoint()) })
+	require.NoError(t, c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"a":1}}`)))
+	require.NoError(t, c.Apply([]byte(`{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/a","value":2}]}`)))
+	require.Len(t, saved, 2)
+	r, err := Restore(saved[1], nil)
+	require.NoError(t, err)
+	assert.Equal(t, `{"a":2}`, r.State().String())
+	assert.Contains(t, string(saved[0]), `"events":1`)
+}

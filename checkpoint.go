@@ -23,9 +23,8 @@ var chunkKindNames = map[chunkKind]string{
 // are not part of it. Do not depend on the layout of the object beyond
 // passing it to Restore; its "format" member names the version.
 func (c *Consumer) Checkpoint() []byte {
-	c.mu.Lock()
-	v, events := c.cur.Load(), c.events
-	c.mu.Unlock()
+	v := c.cur.Load()
+	events := v.events
 
 	chunks := make([]*jsonv.Node, len(v.chunks))
 	for i, s := range v.chunks {
@@ -104,7 +103,7 @@ func Restore(checkpoint []byte, opts *Options) (*Consumer, error) {
 	if err := t.checkLimits(&c.opts); err != nil {
 		return nil, err
 	}
-	c.events = events
+	v.events = events
 	c.cur.Store(v)
 	return c, nil
 }

@@ -75,7 +75,6 @@ type Consumer struct {
 	subs subscribers
 
 	mu     sync.Mutex   // serialises writers; guards what follows
-	events int          // events given to Apply so far
 	concat jsonv.Concat // makes streamed text cost its length once
 }
 
@@ -120,33 +119,21 @@ func (c *Consumer) Diverged() bool { return c.cur.Load().diverged }
 //
 // It returns an *EventError for a fatal error, wrapping ErrMalformedEvent,
 // ErrMalformedPatch (with a *PatchError), ErrMalformedMessages or
-// ErrLimit; the Consumer is then exactly as it was before the event.
+// ErrLimit; the Consumer is then exactly as it was before the event, but
+// for the count of events seen, which numbers the next event.
 func (c *Consumer) Apply(event []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.events++
-	ev := Event{Index: c.events}
-	if len(event) > c.opts.MaxEventSize {
-		return &EventError{Index: ev.Index, Err: fmt.Errorf("%w: %d bytes, more than the limit of %d",
-			ErrLimit, len(event), c.opts.MaxEventSize)}
-	}
-	var err error
-	if ev.v, ev.Type, err = parseEvent(event, c.opts.MaxDepth); err != nil {
-		return &EventError{Index: ev.Index, Err: err}
-	}
 	old := c.cur.Load()
-	t := newTxn(old, &c.opts)
-	t.concat = &c.concat
-	if err := t.dispatch(ev); err != nil {
+	ev := Event{Index: old.events + 1}
+	t, err := c.step(old, &ev, event)
+	if err != nil {
+		counted := *old
+		counted.events = ev.Index
+		c.cur.Store(&counted)
 		return &EventError{Index: ev.Index, Type: ev.Type, Err: err}
 	}
-	if err := t.checkLimits(&c.opts); err != nil {
-		return &EventError{Index: ev.Index, Type: ev.Type, Err: err}
-	}
-	if err := c.validate(t); err != nil {
-		t = newTxn(old, &c.opts) // the whole event is skipped
-		t.warn, t.next.diverged = err, true
-	}
+	t.next.events = ev.Index
 	ch := Change{Event: ev, Added: t.added, Replaced: t.replaced, Removed: t.removed}
 	if t.warn != nil {
 		ch.Warning = &EventError{Index: ev.Index, Type: ev.Type, Err: t.warn}
@@ -156,6 +143,31 @@ func (c *Consumer) Apply(event []byte) error {
 	c.cur.Store(&t.next)
 	c.notify(ch)
 	return nil
+}
+
+// step applies the event text to old, filling in ev, and returns the work
+// done, or a fatal error.
+func (c *Consumer) step(old *view, ev *Event, text []byte) (*txn, error) {
+	if len(text) > c.opts.MaxEventSize {
+		return nil, fmt.Errorf("%w: %d bytes, more than the limit of %d", ErrLimit, len(text), c.opts.MaxEventSize)
+	}
+	var err error
+	if ev.v, ev.Type, err = parseEvent(text, c.opts.MaxDepth); err != nil {
+		return nil, err
+	}
+	t := newTxn(old, &c.opts)
+	t.concat = &c.concat
+	if err := t.dispatch(*ev); err != nil {
+		return nil, err
+	}
+	if err := t.checkLimits(&c.opts); err != nil {
+		return nil, err
+	}
+	if err := c.validate(t); err != nil {
+		t = newTxn(old, &c.opts) // the whole event is skipped
+		t.warn, t.next.diverged = err, true
+	}
+	return t, nil
 }
 
 // StartRun sets the starting value of a run from its RunAgentInput JSON

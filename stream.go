@@ -77,9 +77,7 @@ func (c *Consumer) Run(ctx context.Context, r io.Reader) error {
 		if err != nil {
 			var ee *EventError
 			if errors.As(err, &ee) {
-				c.mu.Lock()
-				ee.Index = c.events + 1
-				c.mu.Unlock()
+				ee.Index = c.cur.Load().events + 1
 			}
 			return err
 		}

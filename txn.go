@@ -13,6 +13,7 @@ type view struct {
 	messages []Message
 	index    map[string]int // message id → position; messages without an id are not in it
 	diverged bool
+	events   int // events given to Apply so far, rejected ones included
 
 	threadID, runID string        // of the last run started, "" before one
 	interrupts      []*jsonv.Node // pending interrupts of the last run; never edited
