@@ -1,6 +1,9 @@
 package jsonv
 
-import "unsafe"
+import (
+	"unicode/utf16"
+	"unsafe"
+)
 
 // Concat appends to strings that grow by small pieces (a message's text as
 // it streams) in time proportional to the piece, not to the whole string.
@@ -28,6 +31,12 @@ func (c *Concat) Append(s *Node, piece string) *Node {
 		return NewString(piece)
 	}
 	old := s.str
+	if r, ok := surrogatePair(old, piece); ok {
+		// A UTF-16 pair split between two pieces joins into one code point,
+		// as it does in the JavaScript strings AG-UI producers stream, so
+		// that the text equals what a parser would make of it.
+		return NewString(old[:len(old)-3] + string(r) + piece[3:])
+	}
 	var buf []byte
 	if len(old) > 0 {
 		if b, ok := c.bufs[unsafe.StringData(old)]; ok && len(b) == len(old) {
@@ -49,4 +58,19 @@ func (c *Concat) Append(s *Node, piece string) *Node {
 	c.bufs[unsafe.SliceData(buf)] = buf
 	text := unsafe.String(unsafe.SliceData(buf), len(buf))
 	return &Node{kind: String, str: text, size: s.size + StringSize(piece) - 2}
+}
+
+// surrogatePair reports whether a ends with a high surrogate and b starts
+// with a low one (each in its three-byte WTF-8 form, see Parse), and
+// returns the code point they make together.
+func surrogatePair(a, b string) (rune, bool) {
+	if len(a) < 3 || len(b) < 3 || a[len(a)-3] != 0xED || b[0] != 0xED {
+		return 0, false
+	}
+	hi := rune(a[len(a)-2]&0x3F)<<6 | rune(a[len(a)-1]&0x3F) | 0xD000
+	lo := rune(b[1]&0x3F)<<6 | rune(b[2]&0x3F) | 0xD000
+	if hi < 0xD800 || hi > 0xDBFF || lo < 0xDC00 || lo > 0xDFFF {
+		return 0, false
+	}
+	return utf16.DecodeRune(hi, lo), true
 }

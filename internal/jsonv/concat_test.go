@@ -36,3 +36,22 @@ func BenchmarkConcat(b *testing.B) {
 		}
 	}
 }
+
+// TestConcatJoinsSurrogates checks that a UTF-16 pair streamed in two
+// pieces becomes one code point, equal to what a parser makes of the pair.
+func TestConcatJoinsSurrogates(t *testing.T) {
+	t.Parallel()
+	hi, err := Parse([]byte(`"a\ud83d"`), 0)
+	assert.NoError(t, err)
+	lo, err := Parse([]byte(`"\ude00b"`), 0)
+	assert.NoError(t, err)
+	var c Concat
+	got := c.Append(hi, lo.Text())
+	want, err := Parse([]byte(`"a\ud83d\ude00b"`), 0)
+	assert.NoError(t, err)
+	assert.True(t, Equal(want, got), "%q vs %q", want.Text(), got.Text())
+	assert.Equal(t, "a😀b", got.Text())
+	assert.Equal(t, len(Marshal(got)), got.Size())
+	lone := c.Append(hi, "x")
+	assert.Equal(t, `"a\ud83dx"`, string(Marshal(lone)), "a lone surrogate stays one")
+}
