@@ -97,9 +97,7 @@ func Restore(checkpoint []byte, opts *Options) (*Consumer, error) {
 	// The limits apply to a restored Consumer as to any event.
 	t := newTxn(&view{state: jsonv.NewNull()}, &c.opts)
 	t.next = *v
-	for _, m := range v.messages {
-		t.added = append(t.added, m.ID)
-	}
+	t.touched = v.messages
 	if err := t.checkLimits(&c.opts); err != nil {
 		return nil, err
 	}

@@ -51,7 +51,8 @@ func (o *Options) messageLimits() limits {
 
 // checkLimits fails with ErrLimit when the view t built is larger than the
 // options allow: the state, the number of messages, or a message that the
-// event added or replaced. Each check costs O(1) per message changed.
+// event added or replaced, with or without an id. Each check costs O(1)
+// per message changed.
 func (t *txn) checkLimits(o *Options) error {
 	if t.next.state != t.old.state {
 		if err := o.stateLimits().check("the state", t.next.state); err != nil {
@@ -62,13 +63,9 @@ func (t *txn) checkLimits(o *Options) error {
 		return fmt.Errorf("%w: %d messages, more than MaxMessages (%d)", ErrLimit, n, o.MaxMessages)
 	}
 	lim := o.messageLimits()
-	for _, ids := range [][]string{t.added, t.replaced} {
-		for _, id := range ids {
-			if m, _, ok := t.message(id); ok {
-				if err := lim.check(fmt.Sprintf("message %q", id), m.v); err != nil {
-					return err
-				}
-			}
+	for _, m := range t.touched {
+		if err := lim.check(fmt.Sprintf("message %q", m.ID), m.v); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -32,8 +32,9 @@ type txn struct {
 	ownMessages bool // next.messages is a copy this txn may edit
 	ownIndex    bool // next.index is a copy this txn may edit
 
-	warn                     error    // the reason the event was skipped, if it was
-	added, replaced, removed []string // message ids, in the order of the edits
+	warn                     error     // the reason the event was skipped, if it was
+	added, replaced, removed []string  // message ids, in the order of the edits
+	touched                  []Message // messages added or replaced, for the limits
 }
 
 func newTxn(old *view, opts *Options) *txn {
@@ -92,6 +93,7 @@ func (t *txn) setMessage(i int, m Message) {
 	t.editMessages()
 	t.next.messages[i] = m
 	t.replaced = append(t.replaced, m.ID)
+	t.touched = append(t.touched, m)
 }
 
 // insertMessage puts m, whose id is not held, at position i (0 to the
@@ -111,6 +113,7 @@ func (t *txn) insertMessage(i int, m Message) {
 		reindex(t.next.index, ms)
 	}
 	t.added = append(t.added, m.ID)
+	t.touched = append(t.touched, m)
 }
 
 // appendMessage adds m, whose id is not held, after the last message.
@@ -124,8 +127,10 @@ func (t *txn) setMessages(ms []Message) {
 	for _, m := range ms {
 		if i, ok := t.next.index[m.ID]; !ok {
 			t.added = append(t.added, m.ID)
+			t.touched = append(t.touched, m)
 		} else if !jsonv.Equal(t.next.messages[i].v, m.v) {
 			t.replaced = append(t.replaced, m.ID)
+			t.touched = append(t.touched, m)
 		}
 	}
 	for _, m := range t.next.messages {
