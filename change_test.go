@@ -36,6 +36,7 @@ func TestChange(t *testing.T) {
 		{"dropping", `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"y","role":"activity","activityType":"T","content":{}}]}`,
 			Change{Added: []string{"y"}, Removed: []string{"u1", "x"}}, "a snapshot with an activity message drops the others"},
 		{"custom", `{"type":"CUSTOM","name":"n","value":{"k":[1]}}`, Change{}, "delivered, changes nothing"},
+		{"custom with odd members", `{"type":"CUSTOM","value":1,"subagentRunId":5}`, Change{}, "passed on, never an error"},
 		{"unknown type", `{"type":"FUTURE_EVENT","x":1}`, Change{}, "the protocol grows: delivered, never an error"},
 	}
 	for _, tt := range tests {

@@ -263,24 +263,34 @@ func (t *txn) closeLane(lane string) {
 	}
 }
 
-// closeChunks closes the chunk streams that an event of type typ ends.
+// closeChunks closes the chunk streams that an event of type typ ends: its
+// lane's, named by its "subagentRunId" ("" for the parent). An event this
+// package applies fails with ErrMalformedEvent when that member is not a
+// string; one it only passes on (CUSTOM, SUBAGENT_*) never fails, and
+// closes the parent's lane, or none, instead.
 func (t *txn) closeChunks(typ string, ev *jsonv.Node) error {
+	lane, named := "", false
+	if s := ev.Get("subagentRunId"); s != nil && s.Kind() == jsonv.String {
+		lane, named = s.Text(), true
+	}
 	switch typ {
 	case typeRunStarted, typeRunFinished, typeRunError, typeMessagesSnapshot:
 		t.next.chunks = nil
+	case typeCustom:
+		t.closeLane(lane)
 	case typeTextStart, typeTextContent, typeTextEnd,
 		typeToolStart, typeToolArgs, typeToolEnd, typeToolResult,
-		typeStateSnapshot, typeStateDelta, typeCustom, typeStepStarted, typeStepFinished,
+		typeStateSnapshot, typeStateDelta, typeStepStarted, typeStepFinished,
 		typeReasonStart, typeReasonMStart, typeReasonMCont, typeReasonMEnd, typeReasonEnd:
 		f := eventFields(ev)
-		lane, _ := f.optStr("subagentRunId")
+		f.optStr("subagentRunId")
 		if f.err != nil {
 			return f.err
 		}
 		t.closeLane(lane)
 	case typeSubagentFinished, typeSubagentError:
-		if lane := ev.Get("subagentRunId"); lane != nil && lane.Kind() == jsonv.String {
-			t.closeLane(lane.Text())
+		if named {
+			t.closeLane(lane)
 		}
 	}
 	return nil

@@ -278,7 +278,7 @@ func TestChunkLanes(t *testing.T) {
 		{
 			name:   "explicit event with a subagentRunId of the wrong type",
 			reason: "the lane an event closes comes from its subagentRunId, which must be a string",
-			events: []string{`{"type":"CUSTOM","name":"n","value":1,"subagentRunId":1}`},
+			events: []string{`{"type":"STEP_STARTED","stepName":"n","subagentRunId":1}`},
 			want:   `[]`,
 			fatal:  ErrMalformedEvent,
 		},
