@@ -21,10 +21,8 @@ import (
 // interrupts ([Consumer.Interrupts]) with AG-UI resume entries:
 // [{"interruptId": ..., "status": "resolved" or "cancelled", "payload": ...}].
 //
-// A RunAgentInput decodes with encoding/json as well: [Value] and [Message]
-// keep the state and messages exactly, so json.Unmarshal of a request body
-// followed by [Consumer.StartRun] of the same bytes are two views of one
-// input.
+// A RunAgentInput decodes with encoding/json as well (see
+// [RunAgentInput.UnmarshalJSON]), keeping the state and messages exactly.
 type RunAgentInput struct {
 	ThreadID       string          `json:"threadId"`
 	RunID          string          `json:"runId"`
@@ -123,6 +121,48 @@ func (in RunAgentInput) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads a RunAgentInput from its JSON object, matching
+// member names exactly (encoding/json's default matching ignores case, and
+// would take "TOOLS" for "tools"), keeping the state and messages verbatim
+// (messages may lack an id, as in [Consumer.StartRun]), and reading a null
+// or absent tools, context, forwardedProps or resume as nil. Strings
+// threadId, runId and parentRunId are optional. It returns an error
+// wrapping [ErrDecode] or [ErrMalformedMessages].
+func (in *RunAgentInput) UnmarshalJSON(data []byte) error {
+	n, err := jsonv.Parse(data, 0)
+	if err != nil {
+		return fmt.Errorf("%w: RunAgentInput: %w", ErrDecode, err)
+	}
+	if n.Kind() != jsonv.Object {
+		return fmt.Errorf("%w: RunAgentInput is a %s, not an object", ErrDecode, n.Kind())
+	}
+	f := &fields{n: n, kind: ErrDecode}
+	var out RunAgentInput
+	out.ThreadID, _ = f.optStr("threadId")
+	out.RunID, _ = f.optStr("runId")
+	out.ParentRunID, _ = f.optStr("parentRunId")
+	if s := n.Get("state"); s != nil {
+		out.State = valueOf(s)
+	}
+	if ms := f.opt("messages", jsonv.Array); ms != nil && f.err == nil {
+		if out.Messages, err = decodeMessages(ms, true); err != nil {
+			return err
+		}
+	}
+	raw := func(name string) json.RawMessage {
+		if v := n.Get(name); v != nil && v.Kind() != jsonv.Null {
+			return jsonv.Marshal(v)
+		}
+		return nil
+	}
+	out.Tools, out.Context, out.ForwardedProps, out.Resume = raw("tools"), raw("context"), raw("forwardedProps"), raw("resume")
+	if f.err != nil {
+		return f.err
+	}
+	*in = out
+	return nil
 }
 
 // newUUID returns a random UUID, version 4 (RFC 9562 section 5.4).

@@ -142,3 +142,19 @@ func TestRunAgentInputUnmarshal(t *testing.T) {
 	var v Value
 	assert.ErrorIs(t, v.UnmarshalJSON([]byte(`[1,]`)), ErrDecode)
 }
+
+// TestRunAgentInputNamesAreExact checks that only the exact member names
+// count, unlike encoding/json's default, and that null reads as nil.
+func TestRunAgentInputNamesAreExact(t *testing.T) {
+	t.Parallel()
+	var in RunAgentInput
+	require.NoError(t, json.Unmarshal([]byte(`{"threadId":"t","tools":[{"name":"real"}],"TOOLS":[{"name":"evil"}],"Context":5,"forwardedprops":{"x":1},"resume":null}`), &in))
+	assert.Equal(t, `[{"name":"real"}]`, string(in.Tools))
+	assert.Nil(t, in.Context)
+	assert.Nil(t, in.ForwardedProps)
+	assert.Nil(t, in.Resume)
+	out, err := in.MarshalJSON()
+	require.NoError(t, err)
+	assert.Equal(t, `{"threadId":"t","runId":"","tools":[{"name":"real"}],"context":[],"forwardedProps":{},"state":null,"messages":[]}`, string(out))
+	assert.ErrorIs(t, json.Unmarshal([]byte(`{"threadId":1}`), &in), ErrDecode)
+}
