@@ -144,9 +144,11 @@ func (t *txn) toolEnd(ev *jsonv.Node) error {
 
 // toolResult applies TOOL_CALL_RESULT: the message
 // {id, toolCallId, role: "tool", content, subagentRunId?, metadata?}
-// replaces the held message with its id, in place; otherwise it goes right
-// after the first assistant message that holds the tool call and the tool
-// messages that follow it, or at the end when no assistant message does.
+// replaces the held tool message with its id, in place (an updated
+// result); a held message of another role is never overwritten: the event
+// is skipped with an ErrNoTarget warning. A new result goes right after the
+// first assistant message that holds the tool call and the tool messages
+// that follow it, or at the end when no assistant message does.
 func (t *txn) toolResult(ev *jsonv.Node) error {
 	f := eventFields(ev)
 	id, callID, content := f.id("messageId"), f.id("toolCallId"), f.of("content", jsonv.String, jsonv.Array)
@@ -161,7 +163,11 @@ func (t *txn) toolResult(ev *jsonv.Node) error {
 	v := mergeMetadata(newObject([]string{"id", "toolCallId", "role", "content", "subagentRunId"},
 		jsonv.NewString(id), jsonv.NewString(callID), jsonv.NewString(role), content, sub), meta)
 	msg := Message{ID: id, Role: role, v: v}
-	if _, i, held := t.message(id); held {
+	if old, i, held := t.message(id); held {
+		if old.Role != msg.Role {
+			t.noTarget("message %q is a %q message, not a tool result", id, old.Role)
+			return nil
+		}
 		t.setMessage(i, msg)
 		return nil
 	}

@@ -202,3 +202,33 @@ func TestToolMalformed(t *testing.T) {
 	}
 	runEventCases(t, cases)
 }
+
+// TestToolResultNeverOverwritesOtherRoles checks that a result whose
+// message id is held by an assistant or activity message is skipped with a
+// warning instead of destroying that message, while a held tool message
+// (an updated result) is replaced in place.
+func TestToolResultNeverOverwritesOtherRoles(t *testing.T) {
+	t.Parallel()
+	c := New(nil)
+	var warnings []error
+	c.Subscribe(func(ch Change) {
+		if ch.Warning != nil {
+			warnings = append(warnings, ch.Warning)
+		}
+	})
+	for _, ev := range []string{
+		`{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f","parentMessageId":"a1"}`,
+		`{"type":"ACTIVITY_SNAPSHOT","messageId":"x1","activityType":"T","content":{}}`,
+		`{"type":"TOOL_CALL_RESULT","messageId":"a1","toolCallId":"c1","content":"clobber"}`,
+		`{"type":"TOOL_CALL_RESULT","messageId":"x1","toolCallId":"c1","content":"clobber"}`,
+		`{"type":"TOOL_CALL_RESULT","messageId":"t1","toolCallId":"c1","content":"first"}`,
+		`{"type":"TOOL_CALL_RESULT","messageId":"t1","toolCallId":"c1","content":"updated"}`,
+	} {
+		require.NoError(t, c.Apply([]byte(ev)))
+	}
+	require.Len(t, warnings, 2)
+	assert.ErrorIs(t, warnings[0], ErrNoTarget)
+	assert.Equal(t, `[{"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":""}}]},`+
+		`{"id":"t1","toolCallId":"c1","role":"tool","content":"updated"},`+
+		`{"id":"x1","role":"activity","activityType":"T","content":{}}]`, messagesJSON(c))
+}
