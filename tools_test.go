@@ -1,6 +1,11 @@
 package aguistate
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
 
 // TestToolsReference runs the reference-client cases for tool calls.
 func TestToolsReference(t *testing.T) {
