@@ -1,6 +1,7 @@
 package aguistate
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -52,6 +53,9 @@ func (c *Consumer) Checkpoint() []byte {
 func Restore(checkpoint []byte, opts *Options) (*Consumer, error) {
 	c := New(opts)
 	n, err := jsonv.Parse(checkpoint, c.opts.MaxDepth+2) // the state and messages sit two levels down
+	if errors.Is(err, jsonv.ErrTooDeep) {
+		return nil, fmt.Errorf("%w: %w", ErrLimit, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadCheckpoint, err)
 	}
@@ -62,7 +66,8 @@ func Restore(checkpoint []byte, opts *Options) (*Consumer, error) {
 	if format := f.str("format"); f.err == nil && format != checkpointVersion {
 		return nil, fmt.Errorf("%w: format %q, want %q", ErrBadCheckpoint, format, checkpointVersion)
 	}
-	events, perr := strconv.Atoi(f.of("events", jsonv.Number).Text())
+	eventsText := f.of("events", jsonv.Number).Text()
+	events, perr := strconv.Atoi(eventsText)
 	v := &view{
 		threadID: f.str("threadId"),
 		runID:    f.str("runId"),
@@ -73,7 +78,7 @@ func Restore(checkpoint []byte, opts *Options) (*Consumer, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
-	if perr != nil || events < 0 {
+	if perr != nil || events < 0 || events > 1<<53 || strconv.Itoa(events) != eventsText {
 		return nil, fmt.Errorf("%w: \"events\" is not a count", ErrBadCheckpoint)
 	}
 	if v.messages, err = decodeMessages(msgs, true); err != nil {
@@ -84,14 +89,24 @@ func Restore(checkpoint []byte, opts *Options) (*Consumer, error) {
 	if len(v.index) != countIDs(v.messages) {
 		return nil, fmt.Errorf("%w: two messages have one id", ErrBadCheckpoint)
 	}
+	for i, in := range interrupts.Elems() {
+		if in.Kind() != jsonv.Object {
+			return nil, fmt.Errorf("%w: interrupt %d is a %s, not an object", ErrBadCheckpoint, i, in.Kind())
+		}
+	}
 	if interrupts.Len() > 0 {
 		v.interrupts = interrupts.Elems()
 	}
+	lanes := make(map[string]bool)
 	for i, s := range chunks.Elems() {
 		cs, err := restoreChunk(s)
+		if err == nil && lanes[cs.lane] {
+			err = fmt.Errorf("%w: a second stream in lane %q", ErrBadCheckpoint, cs.lane)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w (in chunk stream %d)", err, i)
 		}
+		lanes[cs.lane] = true
 		v.chunks = append(v.chunks, cs)
 	}
 	// The limits apply to a restored Consumer as to any event.
@@ -122,7 +137,7 @@ func restoreChunk(n *jsonv.Node) (chunkStream, error) {
 		return s, fmt.Errorf("%w: a %s, not an object", ErrBadCheckpoint, n.Kind())
 	}
 	f := &fields{n: n, kind: ErrBadCheckpoint}
-	s.lane, s.id = f.str("lane"), f.str("id")
+	s.lane, s.id = f.str("lane"), f.id("id")
 	kind := f.str("kind")
 	for k, name := range chunkKindNames {
 		if name == kind {

@@ -125,6 +125,11 @@ func TestRestoreRejects(t *testing.T) {
 		{"negative events", strings.Replace(good, `"events":0`, `"events":-1`, 1), "a count"},
 		{"duplicate ids", strings.Replace(good, `"messages":[]`, `"messages":[{"id":"a","role":"user"},{"id":"a","role":"user"}]`, 1), "ids are unique"},
 		{"bad chunk", strings.Replace(good, `"chunks":[]`, `"chunks":[{"lane":"","kind":"NOPE","id":"m"}]`, 1), "unknown chunk kind"},
+		{"huge events", strings.Replace(good, `"events":0`, `"events":9223372036854775807`, 1), "a count a Consumer can reach"},
+		{"negative zero events", strings.Replace(good, `"events":0`, `"events":-0`, 1), "written as Checkpoint writes it"},
+		{"interrupt not an object", strings.Replace(good, `"interrupts":[]`, `"interrupts":[1]`, 1), "interrupts are objects"},
+		{"two streams in a lane", strings.Replace(good, `"chunks":[]`, `"chunks":[{"lane":"","kind":"TEXT_MESSAGE_CHUNK","id":"m"},{"lane":"","kind":"TOOL_CALL_CHUNK","id":"t"}]`, 1), "one open stream per lane"},
+		{"empty chunk id", strings.Replace(good, `"chunks":[]`, `"chunks":[{"lane":"","kind":"TEXT_MESSAGE_CHUNK","id":""}]`, 1), "ids are not empty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -135,6 +140,9 @@ func TestRestoreRejects(t *testing.T) {
 	}
 	_, err := Restore([]byte(strings.Replace(good, `"state":{}`, `"state":"`+strings.Repeat("x", 100)+`"`, 1)), &Options{MaxStateSize: 50})
 	assert.ErrorIs(t, err, ErrLimit, "a restored Consumer obeys its limits")
+	deep := strings.Repeat("[", 2000) + strings.Repeat("]", 2000)
+	_, err = Restore([]byte(strings.Replace(good, `"state":{}`, `"state":`+deep, 1)), nil)
+	assert.ErrorIs(t, err, ErrLimit, "too deep is a limit, as for events")
 }
 
 // FuzzRestore feeds arbitrary data to Restore: it never panics, fails only
