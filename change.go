@@ -54,7 +54,8 @@ type subscribers struct {
 // that matters. fn may read the Consumer (State, Messages, Checkpoint to
 // persist each change, ...) but must not call Apply, Run or StartRun (that
 // deadlocks). A panic in fn is recovered and logged to
-// [Options.Logger]; the Consumer and the other subscribers are unaffected.
+// [Options.Logger] (a panic in the logger itself is dropped); the Consumer
+// and the other subscribers are unaffected.
 // The slices in a Change belong to the subscriber.
 func (c *Consumer) Subscribe(fn func(Change)) (cancel func()) {
 	s := &c.subs
@@ -76,10 +77,10 @@ func (c *Consumer) Subscribe(fn func(Change)) (cancel func()) {
 
 // notify delivers ch to every subscriber.
 func (c *Consumer) notify(ch Change) {
-	if ch.Warning != nil && c.opts.Logger != nil {
+	if ch.Warning != nil {
 		var ee *EventError
 		ee, _ = ch.Warning.(*EventError)
-		c.opts.Logger.LogAttrs(context.Background(), slog.LevelWarn, "aguistate: event skipped",
+		c.log(slog.LevelWarn, "aguistate: event skipped",
 			slog.Int("event", ch.Event.Index), slog.String("type", ch.Event.Type), slog.Any("err", ee.Err))
 	}
 	s := &c.subs
@@ -99,10 +100,21 @@ func (c *Consumer) notify(ch Change) {
 	}
 }
 
+// log writes a record to Options.Logger, when there is one. The event has
+// already been applied, so a panic in the logger's handler is dropped
+// rather than allowed to escape Apply.
+func (c *Consumer) log(level slog.Level, msg string, attrs ...slog.Attr) {
+	if c.opts.Logger == nil {
+		return
+	}
+	defer func() { _ = recover() }()
+	c.opts.Logger.LogAttrs(context.Background(), level, msg, attrs...)
+}
+
 func (c *Consumer) deliver(fn func(Change), i int, ch Change) {
 	defer func() {
-		if r := recover(); r != nil && c.opts.Logger != nil {
-			c.opts.Logger.LogAttrs(context.Background(), slog.LevelError, "aguistate: subscriber panicked",
+		if r := recover(); r != nil {
+			c.log(slog.LevelError, "aguistate: subscriber panicked",
 				slog.Int("subscriber", i), slog.Int("event", ch.Event.Index), slog.String("panic", fmt.Sprint(r)))
 		}
 	}()

@@ -2,6 +2,7 @@ package aguistate
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"log/slog"
 	"testing"
@@ -144,4 +145,25 @@ func TestSubscriberMayCheckpoint(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, `{"a":2}`, r.State().String())
 	assert.Contains(t, string(saved[0]), `"events":1`)
+}
+
+// panicHandler is a slog.Handler that panics, as a broken one might.
+type panicHandler struct{ slog.Handler }
+
+func (panicHandler) Enabled(context.Context, slog.Level) bool  { return true }
+func (panicHandler) Handle(context.Context, slog.Record) error { panic("handler bug") }
+
+// TestPanickingLogger checks that a logger that panics cannot escape Apply
+// or keep the Change from subscribers.
+func TestPanickingLogger(t *testing.T) {
+	t.Parallel()
+	c := New(&Options{Logger: slog.New(panicHandler{})})
+	var got int
+	c.Subscribe(func(Change) { got++ })
+	c.Subscribe(func(Change) { panic("subscriber bug") })
+	require.NotPanics(t, func() {
+		require.NoError(t, c.Apply([]byte(`{"type":"STATE_DELTA","delta":[{"op":"remove","path":"/x"}]}`)))
+	})
+	assert.Equal(t, 1, got)
+	assert.True(t, c.Diverged())
 }
