@@ -33,7 +33,7 @@ func (e *HTTPError) Error() string {
 		status = fmt.Sprintf("%d %s", e.StatusCode, http.StatusText(e.StatusCode))
 	}
 	msg := "aguistate: agent answered " + status
-	if body := strings.TrimSpace(e.Body); body != "" {
+	if body := strings.ToValidUTF8(strings.TrimSpace(e.Body), "\uFFFD"); body != "" {
 		msg += ": " + body
 	}
 	return msg

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 	"testing"
 	"time"
 
@@ -399,4 +400,14 @@ func TestRunAgentContext(t *testing.T) {
 			assert.Equal(t, `{"a":1}`, c.State().String(), "the event before the stall is applied")
 		})
 	}
+}
+
+// TestHTTPErrorTextIsValidUTF8 checks that a body excerpt cut inside a
+// character still gives a valid message.
+func TestHTTPErrorTextIsValidUTF8(t *testing.T) {
+	t.Parallel()
+	body := strings.Repeat("é", 256)[:511] // the last character cut in half
+	e := &HTTPError{StatusCode: 500, Status: "500 Internal Server Error", Body: body}
+	assert.True(t, utf8.ValidString(e.Error()))
+	assert.Equal(t, body, e.Body, "the field keeps the bytes as sent")
 }

@@ -63,7 +63,7 @@ func decodeOperation(n *jsonv.Node, o *operation) error {
 		return fmt.Errorf("%w: the operation is a %s, not an object", ErrMalformedPatch, n.Kind())
 	}
 	// Keep what the operation names, for the error message, before checking it.
-	o.pathText, o.fromText = textMember(n, "path"), textMember(n, "from")
+	o.pathText = textMember(n, "path")
 	op := n.Get("op")
 	if op == nil || op.Kind() != jsonv.String {
 		return fmt.Errorf("%w: \"op\" is missing or not a string", ErrMalformedPatch)
@@ -74,6 +74,9 @@ func decodeOperation(n *jsonv.Node, o *operation) error {
 		return fmt.Errorf("%w: unknown op %q", ErrMalformedPatch, o.op)
 	}
 	o.kind = kind
+	if kind == opMove || kind == opCopy {
+		o.fromText = textMember(n, "from")
+	}
 	var err error
 	if o.pathText, o.path, err = pointerMember(n, "path"); err != nil {
 		return err
@@ -249,7 +252,7 @@ func existingIndex(a *jsonv.Node, t string) (int, error) {
 }
 
 func badIndex(a *jsonv.Node, t string) error {
-	if _, ok := jsonv.ArrayIndex(t, int(^uint(0)>>2)); ok {
+	if jsonv.IsArrayIndex(t) {
 		return failf("index %s is out of range for an array of %d elements", t, a.Len())
 	}
 	return failf("%q is not an array index", t)

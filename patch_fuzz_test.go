@@ -50,7 +50,7 @@ func evanphxConformant(doc *jsonv.Node, ops []operation) bool {
 			return false
 		}
 		for _, t := range append(append([]string(nil), o.path...), o.from...) {
-			if t == "" || (t[0] >= '0' && t[0] <= '9' && !isCanonicalIndex(t)) || t[0] == '+' || (t[0] == '-' && t != "-") {
+			if t == "" || (t[0] >= '0' && t[0] <= '9' && !jsonv.IsArrayIndex(t)) || t[0] == '+' || (t[0] == '-' && t != "-") {
 				return false
 			}
 		}
@@ -62,11 +62,6 @@ func evanphxConformant(doc *jsonv.Node, ops []operation) bool {
 		}
 	}
 	return true
-}
-
-func isCanonicalIndex(t string) bool {
-	_, ok := jsonv.ArrayIndex(t, int(^uint(0)>>2))
-	return ok
 }
 
 // plainValue reports whether n holds no number and no null.

@@ -170,3 +170,19 @@ func TestCopyNeverMakesACycle(t *testing.T) {
 		})
 	}
 }
+
+// TestPatchErrorText checks that errors name what the operation really is.
+func TestPatchErrorText(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ doc, patch, want string }{
+		{`{}`, `[{"op":"remove","path":"/zz","from":"/a"}]`, `operation 0 (remove "/zz"): patch failed to apply: no member "zz" to remove`},
+		{`[1]`, `[{"op":"replace","path":"/99999999999999999999","value":0}]`, `index 99999999999999999999 is out of range for an array of 1 elements`},
+		{`[1]`, `[{"op":"replace","path":"/01","value":0}]`, `"01" is not an array index`},
+		{`{}`, `[{"op":"merge","path":"/a"}]`, `operation 0 (merge "/a"): malformed patch: unknown op "merge"`},
+	}
+	for _, tt := range tests {
+		_, err := applyText(t, tt.doc, tt.patch)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), tt.want)
+	}
+}

@@ -1,6 +1,7 @@
 package aguistate
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -25,7 +26,11 @@ import (
 // the first error, which it yields once with nil text; io.EOF is not an
 // error, the iteration just ends. It never yields text together with an
 // error, and it does not reconnect or retry. The text is valid only until
-// the next step. An event longer than opts.MaxEventSize bytes (default
+// the next step. An element of a JSON array stream may nest at most 10,000
+// deep (a deeper MaxDepth applies to the other framings only). Events
+// whose text is empty or white space (an SSE
+// "data:" line with nothing after it, sent to keep a connection open) are
+// passed over. An event longer than opts.MaxEventSize bytes (default
 // 16 MiB) gives an *EventError wrapping [ErrLimit]; a JSON
 // array stream with broken framing gives one wrapping [ErrMalformedEvent];
 // an error from r is wrapped as it is. EventError.Index counts events in r
@@ -41,6 +46,9 @@ func ReadEvents(r io.Reader, opts *Options) iter.Seq2[[]byte, error] {
 			if err != nil {
 				yield(nil, framingError(err))
 				return
+			}
+			if len(bytes.TrimSpace(text)) == 0 {
+				continue // a keep-alive: an SSE event with empty data
 			}
 			if !yield(text, nil) {
 				return

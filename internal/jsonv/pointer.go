@@ -51,21 +51,32 @@ func ParsePointer(s string) ([]string, error) {
 // zero. It reports false for anything else, including "-", and for indexes
 // above max.
 func ArrayIndex(token string, max int) (int, bool) {
-	if token == "" || len(token) > 18 || (len(token) > 1 && token[0] == '0') {
+	if len(token) > 18 || !IsArrayIndex(token) {
 		return 0, false
 	}
 	n := 0
 	for i := 0; i < len(token); i++ {
-		c := token[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
+		n = n*10 + int(token[i]-'0')
 	}
 	if n > max {
 		return 0, false
 	}
 	return n, true
+}
+
+// IsArrayIndex reports whether token has the form of an array index (RFC
+// 6901 section 4: "0", or a digit 1 to 9 followed by digits), whatever its
+// size.
+func IsArrayIndex(token string) bool {
+	if token == "" || (len(token) > 1 && token[0] == '0') {
+		return false
+	}
+	for i := 0; i < len(token); i++ {
+		if token[i] < '0' || token[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // FormatPointer joins reference tokens back into a JSON Pointer.

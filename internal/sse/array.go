@@ -115,6 +115,10 @@ func isScalarByte(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '.' || c == '+' || c == '-'
 }
 
+// maxArrayDepth is the deepest an element of a JSON array stream may nest:
+// the limit of the encoding/json validator that checks each element.
+const maxArrayDepth = 10000
+
 // scanValue appends to buf the bytes of the JSON value that starts at the
 // next byte, which is not whitespace. It finds the end of an object, array or
 // string by counting brackets outside strings, and of a number or literal by
@@ -165,7 +169,9 @@ func (p *reader) scanValue(buf []byte) ([]byte, error) {
 			case c == '"':
 				inStr = true
 			case c == '{' || c == '[':
-				depth++
+				if depth++; depth > maxArrayDepth {
+					return nil, fmt.Errorf("%w: an element nests more than %d deep", ErrTooLarge, maxArrayDepth)
+				}
 			case c == '}' || c == ']':
 				depth--
 				if depth == 0 {

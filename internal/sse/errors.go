@@ -7,7 +7,8 @@ import (
 )
 
 // ErrTooLarge reports that one event's payload is longer than the maxSize
-// given to [Read], in bytes. It is never returned bare: [Read] wraps it in an
+// given to [Read], in bytes, or that an element of a JSON array stream
+// nests more than 10,000 deep. It is never returned bare: [Read] wraps it in an
 // [*Error] that names the event. Test for it with errors.Is.
 var ErrTooLarge = errors.New("aguistate: payload too large")
 
