@@ -24,7 +24,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -79,10 +78,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	input := c.NextInput(base)
-	if input.ThreadID == "" {
-		input.ThreadID = rand.Text()
-	}
+	input := c.NextInput(base) // a new thread and run id when the input names none
 
 	ctx := context.Background()
 	if *timeout > 0 {
@@ -126,20 +122,10 @@ func loadInput(c *aguistate.Consumer, path string) (aguistate.RunAgentInput, err
 	if err := c.StartRun(data); err != nil {
 		return base, fmt.Errorf("%s: %w", path, err)
 	}
-	var in struct {
-		ThreadID       string          `json:"threadId"`
-		RunID          string          `json:"runId"`
-		ParentRunID    string          `json:"parentRunId"`
-		Tools          json.RawMessage `json:"tools"`
-		Context        json.RawMessage `json:"context"`
-		ForwardedProps json.RawMessage `json:"forwardedProps"`
-		Resume         json.RawMessage `json:"resume"`
-	}
-	if err := json.Unmarshal(data, &in); err != nil {
+	// Unmarshal keeps the fields it has; NextInput then sets state and
+	// messages from c.
+	if err := json.Unmarshal(data, &base); err != nil {
 		return base, fmt.Errorf("%s: %w", path, err)
 	}
-	return aguistate.RunAgentInput{
-		ThreadID: in.ThreadID, RunID: in.RunID, ParentRunID: in.ParentRunID,
-		Tools: in.Tools, Context: in.Context, ForwardedProps: in.ForwardedProps, Resume: in.Resume,
-	}, nil
+	return base, nil
 }
