@@ -71,7 +71,8 @@ func (c *Consumer) NextInput(base RunAgentInput) RunAgentInput {
 
 // MarshalJSON writes the input as one JSON object with the members in the
 // reference client's order: threadId, runId, parentRunId (when not empty),
-// tools, context, forwardedProps, state, messages, resume (when set). A nil
+// tools, context, forwardedProps, state (unless State is the zero Value),
+// messages, resume (when set). A nil
 // Tools or Context is written as [], a nil ForwardedProps as {}, and the
 // messages verbatim. It fails when a RawMessage field is not valid JSON.
 func (in RunAgentInput) MarshalJSON() ([]byte, error) {
@@ -110,8 +111,10 @@ func (in RunAgentInput) MarshalJSON() ([]byte, error) {
 	if err := raw("forwardedProps", in.ForwardedProps, "{}"); err != nil {
 		return nil, err
 	}
-	member("state")
-	b.Write(jsonv.Marshal(in.State.node()))
+	if in.State.n != nil { // a zero State is no state, as when the input had none
+		member("state")
+		b.Write(jsonv.Marshal(in.State.node()))
+	}
 	member("messages")
 	b.Write(jsonv.Marshal(encodeMessages(in.Messages)))
 	if in.Resume != nil {

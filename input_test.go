@@ -155,6 +155,6 @@ func TestRunAgentInputNamesAreExact(t *testing.T) {
 	assert.Nil(t, in.Resume)
 	out, err := in.MarshalJSON()
 	require.NoError(t, err)
-	assert.Equal(t, `{"threadId":"t","runId":"","tools":[{"name":"real"}],"context":[],"forwardedProps":{},"state":null,"messages":[]}`, string(out))
+	assert.Equal(t, `{"threadId":"t","runId":"","tools":[{"name":"real"}],"context":[],"forwardedProps":{},"messages":[]}`, string(out))
 	assert.ErrorIs(t, json.Unmarshal([]byte(`{"threadId":1}`), &in), ErrDecode)
 }

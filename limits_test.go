@@ -146,3 +146,27 @@ func TestPatchWorkIsBounded(t *testing.T) {
 	require.NoError(t, c.Apply([]byte(patch(false))), "removes that move nothing are cheap")
 	assert.Equal(t, width-removes, c.State().node().Len())
 }
+
+// TestPatchWorkCountsEverything checks the work that is not a move or a
+// copy: rescanning a wide container when its only deepest child gets
+// shallower, and comparing long numbers in test operations.
+func TestPatchWorkCountsEverything(t *testing.T) {
+	t.Parallel()
+	opts := &Options{MaxStateSize: 1 << 20}
+	tests := []struct {
+		name, snapshot, op string
+	}{
+		{"rescans", `[[],` + strings.Repeat("0,", 100_000) + `0]`, `{"op":"add","path":"/0/0","value":[]},{"op":"remove","path":"/0/0"}`},
+		{"long numbers", `{"n":1` + strings.Repeat("0", 100_000) + `}`, `{"op":"test","path":"/n","value":1e100000}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := New(opts)
+			require.NoError(t, c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":`+tt.snapshot+`}`)))
+			ops := strings.TrimSuffix(strings.Repeat(tt.op+",", 1000), ",")
+			err := c.Apply([]byte(`{"type":"STATE_DELTA","delta":[` + ops + `]}`))
+			assert.ErrorIs(t, err, ErrLimit)
+		})
+	}
+}

@@ -174,6 +174,12 @@ func (p *patcher) apply(o *operation) error {
 		if err != nil {
 			return err
 		}
+		// What comparing may cost: the smaller side, bar a number, whose
+		// literal is read whole.
+		p.work += o.value.Size()
+		if v.Kind() == jsonv.Number {
+			p.work += v.Size()
+		}
 		if !jsonv.Equal(v, o.value) {
 			return failf("test failed: the value at %q is not equal to \"value\"", o.pathText)
 		}
@@ -311,7 +317,7 @@ type step struct {
 func (p *patcher) done() {
 	for i := len(p.path) - 1; i >= 0; i-- {
 		s := p.path[i]
-		s.node.ChildChanged(s.pos, s.size, s.depth)
+		p.work += s.node.ChildChanged(s.pos, s.size, s.depth)
 	}
 }
 
@@ -339,7 +345,7 @@ func (p *patcher) add(tokens []string, v *jsonv.Node) error {
 	return p.edit(tokens, func(c *jsonv.Node, t string) error {
 		if c.Kind() == jsonv.Object {
 			if i := c.Lookup(t); i >= 0 {
-				c.SetMember(i, v)
+				p.work += c.SetMember(i, v)
 			} else {
 				p.work += c.AddMember(t, v)
 			}
@@ -395,14 +401,14 @@ func (p *patcher) replace(tokens []string, v *jsonv.Node) error {
 			if i < 0 {
 				return failf("no member %q to replace", t)
 			}
-			c.SetMember(i, v)
+			p.work += c.SetMember(i, v)
 			return nil
 		}
 		i, err := existingIndex(c, t)
 		if err != nil {
 			return err
 		}
-		c.SetElem(i, v)
+		p.work += c.SetElem(i, v)
 		return nil
 	})
 }

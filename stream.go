@@ -47,7 +47,7 @@ func ReadEvents(r io.Reader, opts *Options) iter.Seq2[[]byte, error] {
 				yield(nil, framingError(err))
 				return
 			}
-			if len(bytes.TrimSpace(text)) == 0 {
+			if len(bytes.Trim(text, " \t\r\n")) == 0 { // JSON white space only
 				continue // a keep-alive: an SSE event with empty data
 			}
 			if !yield(text, nil) {

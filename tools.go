@@ -8,7 +8,10 @@ import (
 // lives in the "toolCalls" array of an assistant message as
 // {id, type: "function", function: {name, arguments}, metadata?}.
 
-const roleAssistant = "assistant"
+const (
+	roleAssistant = "assistant"
+	roleTool      = "tool"
+)
 
 // toolCallRef locates one tool call: the position of its message, the
 // message's "toolCalls" array, and the call's index and object in it.
@@ -152,9 +155,9 @@ func (t *txn) toolEnd(ev *jsonv.Node) error {
 func (t *txn) toolResult(ev *jsonv.Node) error {
 	f := eventFields(ev)
 	id, callID, content := f.id("messageId"), f.id("toolCallId"), f.of("content", jsonv.String, jsonv.Array)
-	role, _ := f.optStr("role")
-	if role == "" {
-		role = "tool"
+	role := roleTool
+	if r, ok := f.optStr("role"); ok && r != "" && r != roleTool { // "" reads as "tool", as in the reference
+		f.fail("\"role\" is %q; a tool call result's role is \"tool\"", r)
 	}
 	sub, meta := f.opt("subagentRunId", jsonv.String), f.meta()
 	if f.err != nil {
@@ -164,7 +167,7 @@ func (t *txn) toolResult(ev *jsonv.Node) error {
 		jsonv.NewString(id), jsonv.NewString(callID), jsonv.NewString(role), content, sub), meta)
 	msg := Message{ID: id, Role: role, v: v}
 	if old, i, held := t.message(id); held {
-		if old.Role != msg.Role {
+		if old.Role != roleTool {
 			t.noTarget("message %q is a %q message, not a tool result", id, old.Role)
 			return nil
 		}
@@ -174,7 +177,7 @@ func (t *txn) toolResult(ev *jsonv.Node) error {
 	at := len(t.next.messages)
 	if r, ok := t.findToolCall(callID, roleAssistant); ok {
 		at = r.msg + 1
-		for at < len(t.next.messages) && t.next.messages[at].Role == "tool" {
+		for at < len(t.next.messages) && t.next.messages[at].Role == roleTool {
 			at++
 		}
 	}

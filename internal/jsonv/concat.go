@@ -21,8 +21,9 @@ type Concat struct {
 	bufs map[*byte][]byte // buffer start → the buffer, length = bytes in use
 }
 
-// maxBuffers bounds how many growing strings a Concat follows at once.
-const maxBuffers = 64
+// maxBuffers bounds how many growing strings a Concat follows at once;
+// past it, one it follows (chosen by map order) is forgotten.
+const maxBuffers = 1024
 
 // Append returns a String node holding s's text followed by piece. s must be
 // a String node, or nil for none.
@@ -52,8 +53,14 @@ func (c *Concat) Append(s *Node, piece string) *Node {
 		buf = grown
 	}
 	buf = append(buf, piece...)
-	if c.bufs == nil || len(c.bufs) >= maxBuffers {
+	if c.bufs == nil {
 		c.bufs = make(map[*byte][]byte)
+	}
+	for k := range c.bufs {
+		if len(c.bufs) < maxBuffers {
+			break
+		}
+		delete(c.bufs, k)
 	}
 	c.bufs[unsafe.SliceData(buf)] = buf
 	text := unsafe.String(unsafe.SliceData(buf), len(buf))

@@ -1,7 +1,7 @@
 package jsonv
 
 import (
-	"math/big"
+	"strconv"
 	"strings"
 )
 
@@ -47,15 +47,18 @@ func Equal(a, b *Node) bool {
 }
 
 // decimal is a number literal reduced to sign, significant digits with no
-// leading or trailing zeros, and the power of ten of the last digit.
+// leading or trailing zeros, and the power of ten of the last digit, which
+// may be any length (a JSON exponent has no bound).
 type decimal struct {
 	neg    bool
 	digits string
-	exp    *big.Int
+	exp    exponent
 }
 
 // NumberEqual reports whether two JSON number literals have the same exact
 // decimal value, so that 1, 1.0, 1e0 and 10e-1 are equal and so are 0 and -0.
+// It takes time linear in the literals' length, however long their
+// exponents.
 func NumberEqual(a, b string) bool {
 	if a == b {
 		return true
@@ -64,7 +67,7 @@ func NumberEqual(a, b string) bool {
 	if x.digits == "" || y.digits == "" {
 		return x.digits == y.digits // zero equals only zero, whatever the sign
 	}
-	return x.neg == y.neg && x.digits == y.digits && x.exp.Cmp(y.exp) == 0
+	return x.neg == y.neg && x.digits == y.digits && x.exp == y.exp
 }
 
 func parseDecimal(lit string) decimal {
@@ -80,14 +83,115 @@ func parseDecimal(lit string) decimal {
 	if i := strings.IndexByte(mant, '.'); i >= 0 {
 		intPart, frac = mant[:i], mant[i+1:]
 	}
+	// The significant digits run from the first non-zero digit of
+	// intPart+frac to the last; the value is digits × 10^(exp + shift).
 	all := strings.TrimLeft(intPart+frac, "0")
-	trimmed := strings.TrimRight(all, "0")
-	d.digits = trimmed
-	d.exp = new(big.Int)
-	if expText != "" {
-		d.exp.SetString(strings.TrimPrefix(expText, "+"), 10)
-	}
-	// value = all * 10^(exp - len(frac)); dropping trailing zeros raises the exponent.
-	d.exp.Add(d.exp, big.NewInt(int64(len(all)-len(trimmed)-len(frac))))
+	d.digits = strings.TrimRight(all, "0")
+	d.exp = parseExponent(expText).plus(len(all) - len(d.digits) - len(frac))
 	return d
+}
+
+// exponent is an integer of any size: a sign and decimal digits without
+// leading zeros ("" for zero).
+type exponent struct {
+	neg    bool
+	digits string
+}
+
+func parseExponent(text string) exponent {
+	var e exponent
+	switch {
+	case strings.HasPrefix(text, "-"):
+		e.neg, text = true, text[1:]
+	case strings.HasPrefix(text, "+"):
+		text = text[1:]
+	}
+	e.digits = strings.TrimLeft(text, "0")
+	if e.digits == "" {
+		e.neg = false
+	}
+	return e
+}
+
+// plus returns e + k, in time linear in the length of e.
+func (e exponent) plus(k int) exponent {
+	if k == 0 {
+		return e
+	}
+	kneg := k < 0
+	if kneg {
+		k = -k
+	}
+	small := exponent{neg: kneg, digits: strconv.Itoa(k)}
+	if e.digits == "" {
+		return small
+	}
+	if e.neg == kneg {
+		return exponent{neg: e.neg, digits: addDigits(e.digits, small.digits)}
+	}
+	// Opposite signs: the larger magnitude keeps its sign.
+	if cmpDigits(e.digits, small.digits) >= 0 {
+		return normalize(exponent{neg: e.neg, digits: subDigits(e.digits, small.digits)})
+	}
+	return normalize(exponent{neg: kneg, digits: subDigits(small.digits, e.digits)})
+}
+
+func normalize(e exponent) exponent {
+	e.digits = strings.TrimLeft(e.digits, "0")
+	if e.digits == "" {
+		e.neg = false
+	}
+	return e
+}
+
+// cmpDigits compares two magnitudes without leading zeros.
+func cmpDigits(a, b string) int {
+	if len(a) != len(b) {
+		return len(a) - len(b)
+	}
+	return strings.Compare(a, b)
+}
+
+// addDigits returns a + b for decimal magnitudes.
+func addDigits(a, b string) string {
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	out := []byte(a)
+	carry := 0
+	for i := 1; i <= len(out); i++ {
+		d := int(out[len(out)-i]-'0') + carry
+		if i <= len(b) {
+			d += int(b[len(b)-i] - '0')
+		}
+		out[len(out)-i], carry = byte('0'+d%10), d/10
+		if carry == 0 && i >= len(b) {
+			break
+		}
+	}
+	if carry > 0 {
+		out = append([]byte{'1'}, out...)
+	}
+	return string(out)
+}
+
+// subDigits returns a - b for decimal magnitudes with a >= b.
+func subDigits(a, b string) string {
+	out := []byte(a)
+	borrow := 0
+	for i := 1; i <= len(out); i++ {
+		d := int(out[len(out)-i]-'0') - borrow
+		if i <= len(b) {
+			d -= int(b[len(b)-i] - '0')
+		}
+		borrow = 0
+		if d < 0 {
+			d, borrow = d+10, 1
+		}
+		out[len(out)-i] = byte('0' + d)
+		if borrow == 0 && i >= len(b) {
+			break
+		}
+	}
+	return string(out)
 }

@@ -1,6 +1,8 @@
 package jsonv
 
 import (
+	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -45,5 +47,48 @@ func TestEqual(t *testing.T) {
 			assert.Equal(t, tt.want, Equal(a, b), tt.reason)
 			assert.Equal(t, tt.want, Equal(b, a), "symmetric: "+tt.reason)
 		})
+	}
+}
+
+func TestNumberEqualLongExponents(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("9", 40)
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{"1e" + long, "10e" + long[:39] + "8", true},
+		{"1e" + long, "0.1e1" + long[1:], false},
+		{"1e-" + long, "0.1e-" + long[:39] + "8", true},
+		{"1e1" + strings.Repeat("0", 40), "10e" + long, true}, // 10^(10^40) = 10 × 10^(10^40 - 1): a carry through every digit
+		{"100e-3", "0.1", true},
+		{"1.000e+00003", "1000", true},
+		{"5e-0", "5", true},
+		{"1e" + long, "1e" + long[:39] + "8", false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, NumberEqual(tt.a, tt.b), "%s vs %s", tt.a, tt.b)
+		assert.Equal(t, tt.want, NumberEqual(tt.b, tt.a), "%s vs %s", tt.b, tt.a)
+	}
+}
+
+// TestExponentPlus checks the exponent arithmetic against math/big.
+func TestExponentPlus(t *testing.T) {
+	t.Parallel()
+	for _, e := range []string{"0", "1", "-1", "9", "-9", "10", "-10", "999", "-1000", "12345678901234567890", "-100000000000000000000"} {
+		for _, k := range []int{0, 1, -1, 9, -9, 10, -10, 1000, -1000, 123456} {
+			want := new(big.Int)
+			want.SetString(e, 10)
+			want.Add(want, big.NewInt(int64(k)))
+			got := parseExponent(e).plus(k)
+			text := got.digits
+			if text == "" {
+				text = "0"
+			}
+			if got.neg {
+				text = "-" + text
+			}
+			assert.Equal(t, want.String(), text, "%s + %d", e, k)
+		}
 	}
 }

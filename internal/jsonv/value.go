@@ -173,21 +173,20 @@ func (n *Node) Depth() int { return int(n.depth) }
 
 // childChanged updates an owned container's size and depth after one of its
 // children, which had size oldSize and depth oldDepth, became v.
-func (n *Node) childChanged(oldSize int, oldDepth int32, v *Node) {
+func (n *Node) childChanged(oldSize int, oldDepth int32, v *Node) (work int) {
 	n.size += v.size - oldSize
 	if v.depth == oldDepth {
-		return
+		return 1
 	}
 	n.addDepth(v.depth) // first, so that the count never falls to zero needlessly
-	n.dropDepth(oldDepth)
+	return 1 + n.dropDepth(oldDepth)
 }
 
 // ChildChanged tells an owned container that its child at position i (an
 // element index or member position) was edited in place from size oldSize
 // and depth oldDepth, so that it can update its own size and depth.
-func (n *Node) ChildChanged(i, oldSize, oldDepth int) {
-	v := n.child(i)
-	n.childChanged(oldSize, int32(oldDepth), v)
+func (n *Node) ChildChanged(i, oldSize, oldDepth int) (work int) {
+	return n.childChanged(oldSize, int32(oldDepth), n.child(i))
 }
 
 func (n *Node) child(i int) *Node {
@@ -286,10 +285,10 @@ func (n *Node) Owned(gen uint64) *Node {
 }
 
 // SetElem replaces element i of an owned array.
-func (n *Node) SetElem(i int, v *Node) {
+func (n *Node) SetElem(i int, v *Node) (work int) {
 	old := n.elems[i]
 	n.elems[i] = v
-	n.childChanged(old.size, old.depth, v)
+	return n.childChanged(old.size, old.depth, v)
 }
 
 // The structural edits below return their work: how many elements, members
@@ -323,10 +322,10 @@ func (n *Node) RemoveElem(i int) (work int) {
 }
 
 // SetMember replaces the value of member i of an owned object.
-func (n *Node) SetMember(i int, v *Node) {
+func (n *Node) SetMember(i int, v *Node) (work int) {
 	old := n.obj.vals[i]
 	n.obj.vals[i] = v
-	n.childChanged(old.size, old.depth, v)
+	return n.childChanged(old.size, old.depth, v)
 }
 
 // AddMember appends a member called name, which must not exist yet, to an
@@ -347,13 +346,17 @@ func (n *Node) AddMember(name string, v *Node) (work int) {
 	switch {
 	case m.index == nil && len(m.names) > indexMin:
 		m.buildIndex()
-		work += len(m.names)
+		work += indexWeight * len(m.names)
 	case m.index != nil:
 		work += m.editIndex()
 		m.index[name] = len(m.names) - 1
 	}
 	return work + 1
 }
+
+// indexWeight is what copying one name index entry costs, in copied
+// pointers: a map insert hashes, and may allocate.
+const indexWeight = 16
 
 // editIndex makes the index this object's own, and returns the work.
 func (m *members) editIndex() int {
@@ -362,7 +365,7 @@ func (m *members) editIndex() int {
 	}
 	m.index = cloneIndex(m.index, len(m.names)+1)
 	m.ownIndex = true
-	return len(m.names)
+	return indexWeight * len(m.names)
 }
 
 // RemoveMember removes member i of an owned object; the members after it keep
@@ -391,6 +394,7 @@ func (n *Node) RemoveMember(i int) (work int) {
 		for j := i; j < len(m.names); j++ {
 			m.index[m.names[j]] = j
 		}
+		work += indexWeight * (len(m.names) - i)
 	}
 	n.size -= StringSize(name) + 1 + old.size
 	if len(m.names) > 0 {
