@@ -76,6 +76,8 @@ type EventError struct {
 	Err error
 }
 
+// Error returns "aguistate: event N (TYPE): cause" ("aguistate: event N:
+// cause" when the event has no type). Do not depend on the text.
 func (e *EventError) Error() string {
 	if e.Type == "" { // the event was not read far enough to have one
 		return fmt.Sprintf("aguistate: event %d: %s", e.Index, trim(e.Err))
@@ -101,6 +103,9 @@ type PatchError struct {
 	Err error
 }
 
+// Error returns "aguistate: operation I (OP "PATH"): cause", with
+// `from "FROM" to` before the path for move and copy. Do not depend on the
+// text.
 func (e *PatchError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "aguistate: operation %d", e.Index)
