@@ -140,7 +140,7 @@ func (c *Consumer) Apply(event []byte) error {
 	}
 	ch.State = !jsonv.Equal(old.state, t.next.state)
 	ch.Diverged = t.next.diverged
-	c.cur.Store(&t.next)
+	c.publish(t)
 	c.notify(ch)
 	return nil
 }
@@ -199,8 +199,16 @@ func (c *Consumer) StartRun(input []byte) error {
 	if err := c.validate(t); err != nil {
 		return err
 	}
-	c.cur.Store(&t.next)
+	c.publish(t)
 	return nil
+}
+
+// publish makes the view t built the one readers see. It stores a copy:
+// a pointer into t would keep t alive, and with it t.old, and so every
+// earlier view back to the first event.
+func (c *Consumer) publish(t *txn) {
+	v := t.next
+	c.cur.Store(&v)
 }
 
 // validate runs Options.ValidateState on the state t made, when it made
