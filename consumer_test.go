@@ -1,8 +1,14 @@
 package aguistate
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -118,4 +124,143 @@ func BenchmarkReadWhileApplying(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
+}
+
+// liveHeap returns the bytes of live heap objects after a full collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// TestMemoryDoesNotGrowWithEvents applies long streams and requires the live
+// heap to stay flat from a short prefix to ten times as many events: a
+// Consumer holds its live thread, not the history of its views.
+func TestMemoryDoesNotGrowWithEvents(t *testing.T) {
+	const messages = 200
+	tests := []struct {
+		name, reason string
+		event        func(i int) string
+		short, long  int
+		slack        uint64 // bytes the live thread itself may grow by
+	}{
+		{
+			name:   "no-op events",
+			reason: "STEP_STARTED changes nothing, so the heap must not change",
+			event:  func(int) string { return `{"type":"STEP_STARTED","stepName":"s"}` },
+			short:  2_000, long: 20_000, slack: 1 << 20,
+		},
+		{
+			name:   "one-byte text deltas",
+			reason: "each delta grows the message by one byte and nothing else",
+			event:  func(int) string { return `{"type":"TEXT_MESSAGE_CONTENT","messageId":"live","delta":"x"}` },
+			short:  2_000, long: 20_000, slack: 1 << 20,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := New(nil)
+			for i := range messages {
+				require.NoError(t, c.Apply(fmt.Appendf(nil,
+					`{"type":"TEXT_MESSAGE_START","messageId":"m%d","role":"assistant"}`, i)))
+			}
+			require.NoError(t, c.Apply([]byte(`{"type":"TEXT_MESSAGE_START","messageId":"live"}`)))
+			for i := range tt.short {
+				require.NoError(t, c.Apply([]byte(tt.event(i))))
+			}
+			before := liveHeap()
+			for i := tt.short; i < tt.long; i++ {
+				require.NoError(t, c.Apply([]byte(tt.event(i))))
+			}
+			after := liveHeap()
+			runtime.KeepAlive(c)
+			grew := int64(after) - int64(before)
+			require.LessOrEqual(t, grew, int64(tt.slack), "%s: the live heap grew by %d bytes over %d events",
+				tt.reason, grew, tt.long-tt.short)
+		})
+	}
+}
+
+// fuzzSeeds are event streams, one event per line, taken from the
+// reference-client cases and the chunk tests.
+var fuzzSeeds = []string{
+	`{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","state":{"b":2},"messages":[{"id":"u1","role":"user","content":"CHANGED"},{"id":"u2","role":"user","content":"new","subagentRunId":null}]}}
+{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i1","reason":"tool_call","subagentRunId":null}]}}
+{"type":"RUN_ERROR","message":"boom","code":"E"}`,
+	`{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"user","name":"bob","subagentRunId":"sub1","metadata":{"a":1}}
+{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"x","metadata":{"b":2}}
+{"type":"TEXT_MESSAGE_END","messageId":"m1","metadata":{"a":9}}
+{"type":"REASONING_MESSAGE_START","messageId":"u1","role":"reasoning"}
+{"type":"REASONING_MESSAGE_CONTENT","messageId":"act","delta":"y"}
+{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"u1","encryptedValue":"E1"}`,
+	`{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f","parentMessageId":"a1","metadata":{"m":1}}
+{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{\"x\":"}
+{"type":"TOOL_CALL_END","toolCallId":"c1"}
+{"type":"TOOL_CALL_RESULT","messageId":"t1","toolCallId":"c1","content":"r1"}
+{"type":"TOOL_CALL_START","toolCallId":"c2","toolCallName":"g","parentMessageId":"u1"}
+{"type":"REASONING_ENCRYPTED_VALUE","subtype":"tool-call","entityId":"c1","encryptedValue":"E2"}`,
+	`{"type":"ACTIVITY_SNAPSHOT","messageId":"act1","activityType":"plan","content":{"steps":["a"]}}
+{"type":"ACTIVITY_DELTA","messageId":"act1","activityType":"plan-v2","patch":[{"op":"add","path":"/steps/-","value":"b"}]}
+{"type":"ACTIVITY_DELTA","messageId":"act1","activityType":"plan-v3","patch":[{"op":"replace","path":"/nope/x","value":1}]}
+{"type":"ACTIVITY_SNAPSHOT","messageId":"u1","activityType":"hijack","content":{"h":1},"replace":false}`,
+	`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","delta":"a"}
+{"type":"TEXT_MESSAGE_CHUNK","delta":"b"}
+{"type":"TOOL_CALL_CHUNK","toolCallId":"c1","toolCallName":"f","parentMessageId":"m1","delta":"{}"}
+{"type":"REASONING_MESSAGE_CHUNK","messageId":"r1","subagentRunId":"s1","delta":"a"}
+{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","role":"user","delta":"c"}
+{"type":"SUBAGENT_FINISHED","subagentRunId":"s1"}
+{"type":"TEXT_MESSAGE_CHUNK","subagentRunId":"s1","delta":"d"}`,
+	`{"type":"STATE_DELTA","delta":[{"op":"add","path":"/a/-","value":3}]}
+{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a1","role":"assistant","content":"x"}]}
+{"type":"TEXT_MESSAGE_CONTENT","messageId":"a1","delta":"y"}
+{"type":"STATE_SNAPSHOT","snapshot":null}`,
+}
+
+// FuzzApplyEvents feeds event streams (one event per line) to a Consumer:
+// nothing panics, every error is an *EventError of a fatal class, and a
+// fatal event leaves the Consumer exactly as it was.
+func FuzzApplyEvents(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	// And every bundled stream, one event per line.
+	files, _ := filepath.Glob(filepath.Join("testdata", "streams", "*"))
+	for _, file := range files {
+		if ext := filepath.Ext(file); ext == ".sse" || ext == ".jsonl" || strings.HasSuffix(file, ".events.json") {
+			f.Add(bytes.Join(streamEvents(f, file), []byte("\n")))
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := New(&Options{MaxDepth: 64})
+		if err := c.StartRun([]byte(`{"state":{"a":[1,2]},"messages":[{"id":"u1","role":"user","content":"hi"},{"id":"act","role":"activity","activityType":"p","content":{}}]}`)); err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			before := snapshot(c)
+			err := c.Apply(line)
+			if err == nil {
+				continue
+			}
+			var ee *EventError
+			if !errors.As(err, &ee) {
+				t.Fatalf("error %v is not an *EventError", err)
+			}
+			if !errors.Is(err, ErrMalformedEvent) && !errors.Is(err, ErrMalformedPatch) &&
+				!errors.Is(err, ErrMalformedMessages) && !errors.Is(err, ErrLimit) {
+				t.Fatalf("error %v is not of a fatal class", err)
+			}
+			if !strings.HasPrefix(err.Error(), "aguistate: ") {
+				t.Fatalf("error text %q", err)
+			}
+			if after := snapshot(c); after != before {
+				t.Fatalf("a fatal event changed the Consumer:\nbefore %s\nafter  %s", before, after)
+			}
+		}
+		out, err := json.Marshal(c.NextInput(RunAgentInput{}))
+		if err != nil || !json.Valid(out) {
+			t.Fatalf("next input %s: %v", out, err)
+		}
+	})
 }

@@ -22,33 +22,6 @@ func (lim limits) check(what string, n *jsonv.Node) error {
 	return nil
 }
 
-// withDefaults returns o with every zero limit set to its default.
-func (o Options) withDefaults() Options {
-	set := func(v *int, def int) {
-		if *v <= 0 {
-			*v = def
-		}
-	}
-	set(&o.MaxEventSize, 16<<20)
-	set(&o.MaxDepth, 1000)
-	set(&o.MaxPatchOps, 10_000)
-	set(&o.MaxStateSize, 64<<20)
-	set(&o.MaxMessages, 10_000)
-	set(&o.MaxMessageSize, 8<<20)
-	return o
-}
-
-// stateLimits are the limits on the state and the patches that change it.
-func (o *Options) stateLimits() limits {
-	return limits{ops: o.MaxPatchOps, size: o.MaxStateSize, depth: o.MaxDepth, work: o.MaxStateSize}
-}
-
-// messageLimits are the limits on one message and the patches that change
-// an activity message's content.
-func (o *Options) messageLimits() limits {
-	return limits{ops: o.MaxPatchOps, size: o.MaxMessageSize, depth: o.MaxDepth, work: o.MaxMessageSize}
-}
-
 // checkLimits fails with ErrLimit when the view t built is larger than the
 // options allow: the state, the number of messages, or a message that the
 // event added or replaced, with or without an id. Each check costs O(1)

@@ -1,0 +1,172 @@
+package aguistate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSharedStreams replays every real recorded stream of ../shared/streams
+// from the reference client's starting value and requires no fatal error,
+// no skipped event, and the reference client's state and messages (by
+// value), except where the README's table of differences says otherwise.
+func TestSharedStreams(t *testing.T) {
+	dir := sharedDir(t, "streams")
+	files, err := filepath.Glob(filepath.Join(dir, "*.*"))
+	require.NoError(t, err)
+	n := 0
+	for _, file := range files {
+		ext := filepath.Ext(file)
+		if ext != ".sse" && ext != ".jsonl" {
+			continue
+		}
+		n++
+		name := strings.TrimSuffix(filepath.Base(file), ext)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var initial struct {
+				State    json.RawMessage `json:"state"`
+				Messages json.RawMessage `json:"messages"`
+			}
+			readJSON(t, filepath.Join(dir, "expected", name+".initial.json"), &initial)
+			var expected struct {
+				State    json.RawMessage `json:"state"`
+				Messages json.RawMessage `json:"messages"`
+			}
+			readJSON(t, filepath.Join(dir, "expected", name+".json"), &expected)
+
+			c := New(nil)
+			c.Subscribe(func(ch Change) { assert.NoError(t, ch.Warning, "no event is skipped") })
+			require.NoError(t, c.StartRun([]byte(`{"state":`+string(initial.State)+`,"messages":`+string(initial.Messages)+`}`)))
+			f, err := os.Open(file)
+			require.NoError(t, err)
+			defer f.Close()
+			require.NoError(t, c.Run(context.Background(), f), "replays with no fatal error")
+			assertJSONEqual(t, mustParse(t, string(expected.State)), c.State().node(), "state")
+			assertJSONEqual(t, mustParse(t, string(expected.Messages)), encodeMessages(c.Messages()), "messages")
+		})
+	}
+	assert.Equal(t, 10, n, "every shared stream is replayed")
+}
+
+func readJSON(t testing.TB, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, v), path)
+}
+
+// vector is one file of ../shared/vectors (format in its README).
+type vector struct {
+	Name  string `json:"name"`
+	About string `json:"about"`
+	Input struct {
+		State    json.RawMessage `json:"state"`
+		Messages json.RawMessage `json:"messages"`
+	} `json:"input"`
+	Events []json.RawMessage `json:"events"`
+	Expect struct {
+		State    json.RawMessage `json:"state"`
+		Messages json.RawMessage `json:"messages"`
+		Skipped  int             `json:"skipped"`
+		FatalAt  *int            `json:"fatalAt"`
+	} `json:"expect"`
+}
+
+// TestVectors runs every shared semantics vector and requires the expected
+// state, messages, skipped count and fatal position.
+func TestVectors(t *testing.T) {
+	dir := sharedDir(t, "vectors")
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		require.NoError(t, err)
+		var v vector
+		require.NoError(t, json.Unmarshal(data, &v))
+		t.Run(v.Name, func(t *testing.T) {
+			t.Parallel()
+			skipped := 0
+			c := New(nil)
+			c.Subscribe(func(ch Change) {
+				if ch.Warning != nil {
+					assert.ErrorIs(t, ch.Warning, ErrPatchFailed)
+					skipped++
+				}
+			})
+			input := `{"state":` + string(v.Input.State) + `,"messages":` + string(v.Input.Messages) + `}`
+			require.NoError(t, c.StartRun([]byte(input)))
+			fatalAt := -1
+			for i, ev := range v.Events {
+				if err := c.Apply(ev); err != nil {
+					var ee *EventError
+					require.ErrorAs(t, err, &ee)
+					assert.Equal(t, i+1, ee.Index, "position in the error")
+					assert.True(t, errors.Is(err, ErrMalformedEvent) || errors.Is(err, ErrMalformedPatch) ||
+						errors.Is(err, ErrMalformedMessages), "fatal error class: %v", err)
+					fatalAt = i
+					break
+				}
+			}
+			want := -1
+			if v.Expect.FatalAt != nil {
+				want = *v.Expect.FatalAt
+			}
+			assert.Equal(t, want, fatalAt, "fatal position (-1: none); %s", v.About)
+			assert.Equal(t, v.Expect.Skipped, skipped, "skipped events")
+			assertJSONEqual(t, mustParse(t, string(v.Expect.State)), c.State().node(), "state")
+			assertJSONEqual(t, mustParse(t, string(v.Expect.Messages)), encodeMessages(c.Messages()), "messages")
+		})
+	}
+}
+
+// TestConformance runs every case of the public RFC 6902 conformance suite
+// (json-patch-tests: tests.json and spec_tests.json) that the suite does not
+// itself disable: an "error" case must fail, an "expected" case must give
+// that document.
+func TestConformance(t *testing.T) {
+	dir := sharedDir(t, "conformance/json-patch-tests")
+	total, ran := 0, 0
+	for _, file := range []string{"tests.json", "spec_tests.json"} {
+		data, err := os.ReadFile(filepath.Join(dir, file))
+		require.NoError(t, err)
+		var cases []map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(data, &cases))
+		for i, c := range cases {
+			total++
+			if string(c["disabled"]) == "true" || (c["expected"] == nil && c["error"] == nil) {
+				continue
+			}
+			ran++
+			name := file + "/" + string(c["comment"])
+			t.Run(name, func(t *testing.T) {
+				doc := mustParse(t, string(c["doc"]))
+				patch := mustParse(t, string(c["patch"]))
+				ops, err := decodePatch(patch, limits{})
+				if err == nil {
+					var got = doc
+					got, err = applyPatch(doc, ops, limits{})
+					if err == nil && c["expected"] != nil {
+						assertJSONEqual(t, mustParse(t, string(c["expected"])), got, "case", i)
+						return
+					}
+				}
+				if c["error"] != nil {
+					require.Error(t, err, "case %d must fail: %s", i, c["error"])
+					assertJSONEqual(t, mustParse(t, string(c["doc"])), doc, "the document must not change")
+					return
+				}
+				require.NoError(t, err, "case %d", i)
+			})
+		}
+	}
+	t.Logf("conformance: ran %d of %d records", ran, total)
+}
