@@ -26,7 +26,7 @@ func (t *txn) activitySnapshot(ev *jsonv.Node) error {
 	}
 	m, i, held := t.message(id)
 	built := func() *jsonv.Node {
-		return mergeMetadata(newObject([]string{"id", "role", "activityType", "content", "subagentRunId"},
+		return mergeMetadata(jsonv.NewObjectOf([]string{"id", "role", "activityType", "content", "subagentRunId"},
 			jsonv.NewString(id), jsonv.NewString(roleActivity), typ, content, sub), meta)
 	}
 	switch {
@@ -35,11 +35,11 @@ func (t *txn) activitySnapshot(ev *jsonv.Node) error {
 	case m.Role == roleActivity:
 		v := m.v
 		if replacing {
-			v = withMember(withMember(v, "activityType", typ), "content", content)
+			v = jsonv.WithMember(jsonv.WithMember(v, "activityType", typ), "content", content)
 			if sub != nil {
-				v = withMember(v, "subagentRunId", sub)
+				v = jsonv.WithMember(v, "subagentRunId", sub)
 			} else {
-				v = withoutMember(v, "subagentRunId")
+				v = jsonv.WithoutMember(v, "subagentRunId")
 			}
 		}
 		t.setMessage(i, messageOf(mergeMetadata(v, meta)))
@@ -51,7 +51,7 @@ func (t *txn) activitySnapshot(ev *jsonv.Node) error {
 
 // activityDelta applies ACTIVITY_DELTA: the RFC 6902 patch is applied to
 // the activity message's content ({} when it has none), atomically, through
-// the engine STATE_DELTA uses. A malformed patch is fatal (ErrMalformedPatch).
+// the engine STATE_DELTA uses. A malformed patch is fatal (errMalformedPatch).
 // A patch that fails to apply, or a message that is not held or not an
 // activity message, skips the event with a warning; it never marks the state
 // diverged. On success the message takes the new content, the event's
@@ -91,7 +91,7 @@ func (t *txn) activityDelta(ev *jsonv.Node) error {
 		t.warn = err
 		return nil
 	}
-	v := withMember(mergeMetadata(m.v, meta), "content", content)
-	t.setMessage(i, messageOf(withMember(v, "activityType", typ)))
+	v := jsonv.WithMember(mergeMetadata(m.v, meta), "content", content)
+	t.setMessage(i, messageOf(jsonv.WithMember(v, "activityType", typ)))
 	return nil
 }

@@ -109,10 +109,10 @@ func TestActivityMalformed(t *testing.T) {
 		`{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"p","content":null}`:           ErrMalformedEvent,
 		`{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"p","content":[1]}`:            ErrMalformedEvent,
 		`{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"p","content":{},"replace":1}`: ErrMalformedEvent,
-		`{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"p"}`:                             ErrMalformedPatch,
-		`{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"p","patch":{}}`:                  ErrMalformedPatch,
-		`{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"p","patch":[{"op":"nope"}]}`:     ErrMalformedPatch,
-		`{"type":"ACTIVITY_DELTA","messageId":"zz","activityType":"p","patch":[{"op":"add"}]}`:     ErrMalformedPatch,
+		`{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"p"}`:                             errMalformedPatch,
+		`{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"p","patch":{}}`:                  errMalformedPatch,
+		`{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"p","patch":[{"op":"nope"}]}`:     errMalformedPatch,
+		`{"type":"ACTIVITY_DELTA","messageId":"zz","activityType":"p","patch":[{"op":"add"}]}`:     errMalformedPatch,
 		`{"type":"ACTIVITY_DELTA","activityType":"p","patch":[]}`:                                  ErrMalformedEvent,
 		`{"type":"ACTIVITY_DELTA","messageId":"a","patch":[]}`:                                     ErrMalformedEvent,
 	} {
@@ -148,7 +148,7 @@ func TestActivityWarnings(t *testing.T) {
 	assert.ErrorIs(t, changes[3].Warning, ErrNoTarget)
 	for i, ch := range changes {
 		assert.False(t, ch.Diverged, "change %d", i)
-		assert.False(t, ch.Messages() && ch.Warning != nil, "a skipped event changes no message (change %d)", i)
+		assert.False(t, ch.MessagesChanged() && ch.Warning != nil, "a skipped event changes no message (change %d)", i)
 	}
 	assert.False(t, c.Diverged())
 }

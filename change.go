@@ -13,10 +13,10 @@ import (
 type Change struct {
 	// Event is the event, as received.
 	Event Event
-	// State reports that the state is now a different JSON value (RFC 6902
-	// equality): an empty delta, a snapshot equal to the state, or a skipped
+	// StateChanged reports that the state is now a different JSON value
+	// (RFC 6902 equality). An empty delta, an equal snapshot and a skipped
 	// patch leave it false.
-	State bool
+	StateChanged bool
 	// Added, Replaced and Removed are the ids of the messages that the event
 	// appended or inserted, changed in place (by value), and dropped.
 	Added, Replaced, Removed []string
@@ -30,8 +30,9 @@ type Change struct {
 	Diverged bool
 }
 
-// Messages reports whether the event changed the message list.
-func (ch Change) Messages() bool {
+// MessagesChanged reports whether the event added, replaced or removed a
+// message.
+func (ch Change) MessagesChanged() bool {
 	return len(ch.Added)+len(ch.Replaced)+len(ch.Removed) > 0
 }
 
@@ -81,7 +82,7 @@ func (c *Consumer) notify(ch Change) {
 		var ee *EventError
 		ee, _ = ch.Warning.(*EventError)
 		c.log(slog.LevelWarn, "aguistate: event skipped",
-			slog.Int("event", ch.Event.Index), slog.String("type", ch.Event.Type), slog.Any("err", ee.Err))
+			slog.Int("event", ch.Event.Position), slog.String("type", ch.Event.Type), slog.Any("err", ee.Err))
 	}
 	s := &c.subs
 	s.mu.Lock()
@@ -115,7 +116,7 @@ func (c *Consumer) deliver(fn func(Change), i int, ch Change) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.log(slog.LevelError, "aguistate: subscriber panicked",
-				slog.Int("subscriber", i), slog.Int("event", ch.Event.Index), slog.String("panic", fmt.Sprint(r)))
+				slog.Int("subscriber", i), slog.Int("event", ch.Event.Position), slog.String("panic", fmt.Sprint(r)))
 		}
 	}()
 	// Each subscriber gets its own slices.

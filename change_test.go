@@ -29,7 +29,7 @@ func TestChange(t *testing.T) {
 		{"test-only delta", `{"type":"STATE_DELTA","delta":[{"op":"test","path":"/a","value":1}]}`, Change{}, "test changes nothing"},
 		{"equal snapshot", `{"type":"STATE_SNAPSHOT","snapshot":{"b":[1,2.0],"a":1e0}}`, Change{}, "equal by value, whatever the order and number form"},
 		{"replace with an equal value", `{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/a","value":1.0}]}`, Change{}, "the state is the same value"},
-		{"real delta", `{"type":"STATE_DELTA","delta":[{"op":"add","path":"/b/-","value":3}]}`, Change{State: true}, "a real change"},
+		{"real delta", `{"type":"STATE_DELTA","delta":[{"op":"add","path":"/b/-","value":3}]}`, Change{StateChanged: true}, "a real change"},
 		{"skipped delta", `{"type":"STATE_DELTA","delta":[{"op":"remove","path":"/nope"}]}`, Change{Diverged: true}, "a skipped patch changes nothing and says so"},
 		{"messages snapshot", `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u1","role":"user","content":"hi!"},{"id":"a1","role":"assistant","content":"yo"}]}`,
 			Change{Added: []string{"a1"}, Replaced: []string{"u1"}}, "replaced by value, appended; the activity message stays"},
@@ -53,11 +53,11 @@ func TestChange(t *testing.T) {
 			require.Len(t, got, 1, "one Change per event")
 			ch := got[0]
 			assert.Equal(t, tt.event, ch.Event.Value().String(), "the event, verbatim")
-			assert.Equal(t, 3, ch.Event.Index)
+			assert.Equal(t, 3, ch.Event.Position)
 			assert.Equal(t, tt.want.Diverged, ch.Warning != nil, "a warning exactly when skipped")
 			ch.Event, ch.Warning = Event{}, nil
 			assert.Equal(t, tt.want, ch, tt.reason)
-			assert.Equal(t, tt.want.Added != nil || tt.want.Replaced != nil || tt.want.Removed != nil, ch.Messages())
+			assert.Equal(t, tt.want.Added != nil || tt.want.Replaced != nil || tt.want.Removed != nil, ch.MessagesChanged())
 		})
 	}
 }
@@ -69,9 +69,9 @@ func TestSubscribers(t *testing.T) {
 	var logs bytes.Buffer
 	c := New(&Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	var first, last []int
-	c.Subscribe(func(ch Change) { first = append(first, ch.Event.Index) })
+	c.Subscribe(func(ch Change) { first = append(first, ch.Event.Position) })
 	c.Subscribe(func(Change) { panic("subscriber bug") })
-	cancel := c.Subscribe(func(ch Change) { last = append(last, ch.Event.Index) })
+	cancel := c.Subscribe(func(ch Change) { last = append(last, ch.Event.Position) })
 	require.NoError(t, c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"a":1}}`)))
 	require.NoError(t, c.Apply([]byte(`{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/a","value":2}]}`)))
 	cancel()
@@ -93,7 +93,7 @@ func TestWarningsAreLogged(t *testing.T) {
 	require.NoError(t, c.Apply([]byte(`{"type":"STATE_DELTA","delta":[{"op":"remove","path":"/x"}]}`)))
 	assert.Contains(t, logs.String(), "level=WARN")
 	assert.Contains(t, logs.String(), "event=1 type=STATE_DELTA")
-	assert.Contains(t, logs.String(), `no member \"x\" to remove`)
+	assert.Contains(t, logs.String(), `no member \"x\" (at \"/x\")`)
 }
 
 // TestValidateState checks the hook: a rejected state is skipped like a

@@ -108,7 +108,7 @@ func TestCheckpointKeepsEverything(t *testing.T) {
 	err = r.Apply([]byte(`{"type":"STATE_DELTA"}`))
 	var ee *EventError
 	require.ErrorAs(t, err, &ee)
-	assert.Equal(t, 8, ee.Index, "event positions go on from the checkpoint")
+	assert.Equal(t, 8, ee.Position, "event positions go on from the checkpoint")
 }
 
 func TestRestoreRejects(t *testing.T) {
@@ -135,7 +135,7 @@ func TestRestoreRejects(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := Restore([]byte(tt.checkpoint), nil)
-			assert.ErrorIs(t, err, ErrBadCheckpoint, tt.reason)
+			assert.ErrorIs(t, err, errBadCheckpoint, tt.reason)
 		})
 	}
 	_, err := Restore([]byte(strings.Replace(good, `"state":{}`, `"state":"`+strings.Repeat("x", 100)+`"`, 1)), &Options{MaxStateSize: 50})
@@ -146,7 +146,7 @@ func TestRestoreRejects(t *testing.T) {
 }
 
 // FuzzRestore feeds arbitrary data to Restore: it never panics, fails only
-// with ErrBadCheckpoint or ErrLimit, and what it accepts checkpoints to a
+// with errBadCheckpoint or ErrLimit, and what it accepts checkpoints to a
 // fixed point.
 func FuzzRestore(f *testing.F) {
 	c := New(nil)
@@ -162,7 +162,7 @@ func FuzzRestore(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := Restore(data, &Options{MaxStateSize: 1 << 16})
 		if err != nil {
-			if !errors.Is(err, ErrBadCheckpoint) && !errors.Is(err, ErrLimit) {
+			if !errors.Is(err, errBadCheckpoint) && !errors.Is(err, ErrLimit) {
 				t.Fatalf("unexpected error class: %v", err)
 			}
 			return

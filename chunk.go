@@ -41,6 +41,23 @@ const (
 	chunkTool
 )
 
+// chunkEventTypes names each kind of chunk stream by its event type.
+var chunkEventTypes = [...]string{chunkText: typeTextChunk, chunkReasoning: typeReasonChunk, chunkTool: typeToolChunk}
+
+// eventType returns the type of the events that make a stream of kind k.
+func (k chunkKind) eventType() string { return chunkEventTypes[k] }
+
+// chunkKindOf returns the kind of the chunk streams that events of type typ
+// make, or 0 when typ is not a chunk event type.
+func chunkKindOf(typ string) chunkKind {
+	for k, name := range chunkEventTypes {
+		if name == typ && name != "" {
+			return chunkKind(k)
+		}
+	}
+	return 0
+}
+
 func (k chunkKind) String() string {
 	switch k {
 	case chunkText:
@@ -167,10 +184,10 @@ func (t *txn) applyChunk(c chunk, idName string) error {
 
 // startChunk applies the START event that opening stream s synthesizes.
 func (t *txn) startChunk(s chunkStream, c chunk) {
-	sub := stringOr(c.sub, c.hasSub)
+	sub := optString(c.sub, c.hasSub)
 	switch s.kind {
 	case chunkText:
-		t.openText(s.id, s.role, stringOr(s.name, s.hasName), sub, c.meta)
+		t.openText(s.id, s.role, optString(s.name, s.hasName), sub, c.meta)
 	case chunkReasoning:
 		t.openText(s.id, roleReasoning, nil, sub, c.meta)
 	default:
@@ -294,4 +311,12 @@ func (t *txn) closeChunks(typ string, ev *jsonv.Node) error {
 		}
 	}
 	return nil
+}
+
+// optString returns s as a JSON string, or nil when ok is false.
+func optString(s string, ok bool) *jsonv.Node {
+	if !ok {
+		return nil
+	}
+	return jsonv.NewString(s)
 }

@@ -1,6 +1,7 @@
 package aguistate
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -54,98 +55,112 @@ func (c *Consumer) Diverged() bool { return c.cur.Load().diverged }
 
 // Apply applies one event, given as its JSON text in the AG-UI wire form.
 //
-// It returns nil when the event was applied, passed over (a type the
-// Consumer does not act on), or skipped as a warning, which leaves
-// everything as it was and is reported to subscribers ([Change].Warning)
-// and to [Options.Logger]: a well-formed patch that fails to apply
-// (ErrPatchFailed; a STATE_DELTA's also marks the state diverged), a state
-// that Options.ValidateState refused (ErrStateRejected; also diverged), or
-// an event naming a message or tool call that does not exist or cannot take
-// it (ErrNoTarget).
+// It returns nil when the event was applied, passed over or skipped. A
+// skipped event changes nothing and is reported as a warning to
+// subscribers ([Change].Warning) and [Options].Logger: a patch that does
+// not apply ([ErrPatchFailed]), a state that ValidateState refused
+// ([ErrStateRejected]), or a message or tool call that cannot take the
+// event ([ErrNoTarget]).
 //
-// It returns an *EventError for a fatal error, wrapping ErrMalformedEvent,
-// ErrMalformedPatch (with a *PatchError), ErrMalformedMessages or
-// ErrLimit; the Consumer is then exactly as it was before the event, but
-// for the count of events seen, which numbers the next event.
+// A fatal event returns an *[EventError] wrapping [ErrMalformedEvent] or
+// [ErrLimit]. The Consumer is then as it was before the event, but for the
+// count of events, which numbers the next one.
 func (c *Consumer) Apply(event []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old := c.cur.Load()
-	ev := Event{Index: old.events + 1}
+	ev := Event{Position: old.nextPosition()}
 	t, err := c.step(old, &ev, event)
 	if err != nil {
 		counted := *old
-		counted.events = ev.Index
+		counted.events = ev.Position
 		c.cur.Store(&counted)
-		return &EventError{Index: ev.Index, Type: ev.Type, Err: err}
+		return &EventError{Position: ev.Position, Type: ev.Type, Err: err}
 	}
-	t.next.events = ev.Index
+	t.next.events = ev.Position
 	ch := Change{Event: ev, Added: t.added, Replaced: t.replaced, Removed: t.removed}
 	if t.warn != nil {
-		ch.Warning = &EventError{Index: ev.Index, Type: ev.Type, Err: t.warn}
+		ch.Warning = &EventError{Position: ev.Position, Type: ev.Type, Err: t.warn}
 	}
-	ch.State = !jsonv.Equal(old.state, t.next.state)
+	ch.StateChanged = !jsonv.Equal(old.state, t.next.state)
 	ch.Diverged = t.next.diverged
 	c.publish(t)
 	c.notify(ch)
 	return nil
 }
 
-// step applies the event text to old, filling in ev, and returns the work
-// done, or a fatal error.
+// step applies the event text to old, filling in ev. It returns the work
+// to publish, which skips the event when ValidateState refused its state,
+// or a fatal error.
 func (c *Consumer) step(old *view, ev *Event, text []byte) (*txn, error) {
 	if len(text) > c.opts.MaxEventSize {
-		return nil, fmt.Errorf("%w: %d bytes, more than the limit of %d", ErrLimit, len(text), c.opts.MaxEventSize)
+		return nil, fmt.Errorf("%w: the event is %d bytes, more than MaxEventSize (%d)", ErrLimit, len(text), c.opts.MaxEventSize)
 	}
 	var err error
 	if ev.v, ev.Type, err = parseEvent(text, c.opts.MaxDepth); err != nil {
 		return nil, err
 	}
-	t := newTxn(old, &c.opts)
-	t.concat = &c.concat
+	t := c.begin(old)
 	if err := t.dispatch(*ev); err != nil {
 		return nil, err
 	}
-	if err := t.checkLimits(&c.opts); err != nil {
-		return nil, err
-	}
-	if err := c.validate(t); err != nil {
-		t = newTxn(old, &c.opts) // the whole event is skipped
+	if err := c.check(t); err != nil {
+		if !errors.Is(err, ErrStateRejected) {
+			return nil, err
+		}
+		t = c.begin(old) // the whole event is skipped
 		t.warn, t.next.diverged = err, true
 	}
 	return t, nil
 }
 
-// StartRun sets the starting value of a run from its RunAgentInput JSON
-// (AG-UI RunAgentInput: threadId, runId, state, messages, ...). The input's
-// state, when present, becomes the state and the baseline of the run's
-// deltas (spec, STATE_DELTA); its messages that the Consumer does not hold
-// (by id) are appended in order, the first of two with one id winning.
-// Messages in a run input may lack an id. Its threadId is the one
+// StartRun loads a run's RunAgentInput JSON, read as [RunAgentInput.UnmarshalJSON]
+// reads it. The input's state, when present, becomes the state and the
+// baseline of the run's deltas, and ends divergence (spec, STATE_DELTA).
+// Its messages that the Consumer does not hold (by id) are appended in
+// order; the first of two with one id wins. Its threadId becomes the one
 // [Consumer.NextInput] uses.
-// It returns an error wrapping ErrMalformedEvent, ErrMalformedMessages,
-// ErrLimit or ErrStateRejected, and then changes nothing.
+//
+// It returns an error wrapping [ErrMalformedEvent], [ErrLimit] or
+// [ErrStateRejected], and then changes nothing.
 func (c *Consumer) StartRun(input []byte) error {
-	n, err := parseJSON(input, c.opts.MaxDepth)
+	in, err := parseRunInput(input, c.opts.MaxDepth)
 	if err != nil {
-		return fmt.Errorf("%w (in the run input)", err)
-	}
-	if n.Kind() != jsonv.Object {
-		return fmt.Errorf("%w: run input is a %s, not an object", ErrMalformedEvent, n.Kind())
+		return apiError(err)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t := newTxn(c.cur.Load(), &c.opts)
-	if err := t.runInput(n); err != nil {
-		return err
+	t := c.begin(c.cur.Load())
+	t.runInput(in)
+	if err := c.check(t); err != nil {
+		return apiError(err)
 	}
+	c.publish(t)
+	return nil
+}
+
+// The commit path. Every change to a Consumer (an event, a run input, a
+// restored checkpoint) is a txn: begin it from the current view, edit
+// t.next, check it, and publish it.
+
+// begin starts the work of one change from view old.
+func (c *Consumer) begin(old *view) *txn {
+	return &txn{old: old, next: *old, opts: &c.opts, concat: &c.concat}
+}
+
+// check returns an error wrapping ErrLimit when the view t built exceeds a
+// limit, or one wrapping ErrStateRejected when Options.ValidateState
+// refuses the state t made.
+func (c *Consumer) check(t *txn) error {
 	if err := t.checkLimits(&c.opts); err != nil {
 		return err
 	}
-	if err := c.validate(t); err != nil {
-		return err
+	if c.opts.ValidateState == nil || t.next.state == t.old.state {
+		return nil
 	}
-	c.publish(t)
+	if err := c.opts.ValidateState(valueOf(t.next.state)); err != nil {
+		return fmt.Errorf("%w: %w", ErrStateRejected, err)
+	}
 	return nil
 }
 
@@ -155,16 +170,4 @@ func (c *Consumer) StartRun(input []byte) error {
 func (c *Consumer) publish(t *txn) {
 	v := t.next
 	c.cur.Store(&v)
-}
-
-// validate runs Options.ValidateState on the state t made, when it made
-// one.
-func (c *Consumer) validate(t *txn) error {
-	if c.opts.ValidateState == nil || t.next.state == t.old.state {
-		return nil
-	}
-	if err := c.opts.ValidateState(valueOf(t.next.state)); err != nil {
-		return fmt.Errorf("%w: %w", ErrStateRejected, err)
-	}
-	return nil
 }

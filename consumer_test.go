@@ -247,8 +247,8 @@ func FuzzApplyEvents(f *testing.F) {
 			if !errors.As(err, &ee) {
 				t.Fatalf("error %v is not an *EventError", err)
 			}
-			if !errors.Is(err, ErrMalformedEvent) && !errors.Is(err, ErrMalformedPatch) &&
-				!errors.Is(err, ErrMalformedMessages) && !errors.Is(err, ErrLimit) {
+			if !errors.Is(err, ErrMalformedEvent) && !errors.Is(err, errMalformedPatch) &&
+				!errors.Is(err, errMalformedMessages) && !errors.Is(err, ErrLimit) {
 				t.Fatalf("error %v is not of a fatal class", err)
 			}
 			if !strings.HasPrefix(err.Error(), "aguistate: ") {

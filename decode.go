@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -54,49 +55,34 @@ import (
 // gets a *[json.UnmarshalTypeError] or *[json.InvalidUnmarshalError]. After
 // an error the content of dst is undefined; do not use it.
 func (v Value) Decode(pointer string, dst any) error {
-	n, err := lookup(v.node(), pointer)
+	if err := v.decode(pointer, dst); err != nil {
+		return apiError(fmt.Errorf("%w %s: %w", errDecode, jsonv.Quote(pointer), err))
+	}
+	return nil
+}
+
+func (v Value) decode(pointer string, dst any) error {
+	tokens, err := jsonv.ParsePointer(pointer)
 	if err != nil {
 		return err
 	}
-	if err := checkFloats(n, pointer, dst); err != nil {
+	n, err := jsonv.Resolve(v.node(), tokens)
+	if err != nil {
+		return err
+	}
+	if err := checkFloats(n, tokens, dst); err != nil {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(jsonv.Marshal(n)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
-		return fmt.Errorf("%w: %q: %w", ErrDecode, pointer, err)
+		return err
 	}
 	var rest json.RawMessage
 	if err := dec.Decode(&rest); err != io.EOF {
-		return fmt.Errorf("%w: %q: data after the value", ErrDecode, pointer)
+		return errors.New("data after the value")
 	}
 	return nil
-}
-
-// lookup returns the value that pointer names in root (RFC 6901 section 4).
-func lookup(root *jsonv.Node, pointer string) (*jsonv.Node, error) {
-	tokens, err := jsonv.ParsePointer(pointer)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %q: %w", ErrDecode, pointer, err)
-	}
-	n := root
-	for i, tok := range tokens {
-		var next *jsonv.Node
-		switch n.Kind() {
-		case jsonv.Object:
-			next = n.Get(tok)
-		case jsonv.Array:
-			if j, ok := jsonv.ArrayIndex(tok, n.Len()-1); ok {
-				next = n.Elem(j)
-			}
-		}
-		if next == nil {
-			return nil, fmt.Errorf("%w: %q: %q names nothing in the %s at %q", ErrDecode, pointer,
-				tok, n.Kind(), jsonv.FormatPointer(tokens[:i]))
-		}
-		n = next
-	}
-	return n, nil
 }
 
 // checkFloats reports the first number in n that encoding/json would round
@@ -105,18 +91,21 @@ func lookup(root *jsonv.Node, pointer string) (*jsonv.Node, error) {
 // that only numbers bound for a float are checked. Everything else,
 // including values of the wrong type for their destination, is left to
 // encoding/json.
-func checkFloats(n *jsonv.Node, pointer string, dst any) error {
+func checkFloats(n *jsonv.Node, tokens []string, dst any) error {
 	rv := reflect.ValueOf(dst)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return nil // encoding/json reports an InvalidUnmarshalError
 	}
-	w := floatWalker{path: []string{pointer}}
+	w := floatWalker{path: slices.Clip(tokens), base: len(tokens)}
 	return w.walk(n, rv.Type(), rv)
 }
 
-// floatWalker holds the JSON Pointer of the value being checked, as the
-// caller's pointer followed by escaped tokens.
-type floatWalker struct{ path []string }
+// floatWalker holds the reference tokens of the value being checked; the
+// first base of them are the caller's pointer.
+type floatWalker struct {
+	path []string
+	base int
+}
 
 var (
 	jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
@@ -204,7 +193,7 @@ func (w *floatWalker) walkAny(n *jsonv.Node) error {
 	case jsonv.Object:
 		for i := range n.Len() {
 			name, val := n.Member(i)
-			w.path = append(w.path, escapeToken(name))
+			w.path = append(w.path, name)
 			err := w.walkAny(val)
 			w.path = w.path[:len(w.path)-1]
 			if err != nil {
@@ -239,7 +228,7 @@ func (w *floatWalker) walkStruct(n *jsonv.Node, t reflect.Type, v reflect.Value)
 
 // child walks the value of member or element name of the current value.
 func (w *floatWalker) child(name string, n *jsonv.Node, t reflect.Type, v reflect.Value) error {
-	w.path = append(w.path, escapeToken(name))
+	w.path = append(w.path, name)
 	err := w.walk(n, t, v)
 	w.path = w.path[:len(w.path)-1]
 	return err
@@ -263,8 +252,12 @@ func (w *floatWalker) checkNumber(lit string, bits int) error {
 	if a := math.Abs(f); a >= 1e-6 && a < 1e21 || a == 0 {
 		format = 'f'
 	}
-	return fmt.Errorf("%w: %q: number %s does not fit a float%d exactly (it would become %s)",
-		ErrDecode, strings.Join(w.path, "/"), lit, bits, strconv.FormatFloat(f, format, -1, bits))
+	err = fmt.Errorf("number %s does not fit a float%d exactly (it would become %s)",
+		jsonv.Shorten(lit), bits, strconv.FormatFloat(f, format, -1, bits))
+	if len(w.path) > w.base { // the number is inside the value the caller named
+		err = jsonv.At(err, w.path)
+	}
+	return err
 }
 
 // unmarshals reports whether encoding/json hands values of type t (or *t,
@@ -275,15 +268,6 @@ func unmarshals(t reflect.Type) bool {
 		t = reflect.PointerTo(t)
 	}
 	return t.Implements(jsonUnmarshalerType) || t.Implements(textUnmarshalerType)
-}
-
-// escapeToken escapes a member name as a JSON Pointer reference token
-// (RFC 6901 section 3).
-func escapeToken(s string) string {
-	if !strings.ContainsAny(s, "~/") {
-		return s
-	}
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }
 
 // structField is a field that encoding/json decodes an object member into.

@@ -113,37 +113,37 @@ func TestValueDecode(t *testing.T) {
 		{
 			name: "missing member", reason: "a token that names nothing is an error naming the pointer",
 			doc: orderDoc, pointer: "/items/0/colour", dst: func() any { return new(string) },
-			wantErr: `aguistate: cannot decode value: "/items/0/colour": "colour" names nothing in the object at "/items/0"`,
+			wantErr: `aguistate: cannot decode "/items/0/colour": no member "colour" (at "/items/0/colour")`,
 		},
 		{
 			name: "non-canonical index", reason: "an index with a leading zero names nothing (RFC 6901 section 4)",
 			doc: orderDoc, pointer: "/items/01", dst: func() any { return new(decItem) },
-			wantErr: `aguistate: cannot decode value: "/items/01": "01" names nothing in the array at "/items"`,
+			wantErr: `aguistate: cannot decode "/items/01": "01" is not an array index (at "/items/01")`,
 		},
 		{
 			name: "index past the end", reason: "only existing elements can be named",
 			doc: orderDoc, pointer: "/items/2", dst: func() any { return new(decItem) },
-			wantErr: `aguistate: cannot decode value: "/items/2": "2" names nothing in the array at "/items"`,
+			wantErr: `aguistate: cannot decode "/items/2": index 2 is out of range for an array of 2 elements (at "/items/2")`,
 		},
 		{
 			name: "dash index", reason: `"-" names the element after the last, which does not exist`,
 			doc: orderDoc, pointer: "/items/-", dst: func() any { return new(decItem) },
-			wantErr: `aguistate: cannot decode value: "/items/-": "-" names nothing in the array at "/items"`,
+			wantErr: `aguistate: cannot decode "/items/-": "-" names no element (at "/items/-")`,
 		},
 		{
 			name: "through a scalar", reason: "a number has no members",
 			doc: orderDoc, pointer: "/id/x", dst: func() any { return new(int) },
-			wantErr: `aguistate: cannot decode value: "/id/x": "x" names nothing in the number at "/id"`,
+			wantErr: `aguistate: cannot decode "/id/x": a number has no member or element "x" (at "/id/x")`,
 		},
 		{
 			name: "not a pointer", reason: `a non-empty pointer starts with "/"`,
 			doc: orderDoc, pointer: "items", dst: func() any { return new(any) },
-			wantErr: `aguistate: cannot decode value: "items": not a JSON Pointer: it does not start with "/"`,
+			wantErr: `aguistate: cannot decode "items": not a JSON Pointer: it does not start with "/"`,
 		},
 		{
 			name: "unknown field", reason: "a member that names no field is an error",
 			doc: `{"name":"x","price":1,"colour":"red"}`, dst: func() any { return new(decItem) },
-			wantErr: `aguistate: cannot decode value: "": json: unknown field "colour"`,
+			wantErr: `aguistate: cannot decode "": json: unknown field "colour"`,
 		},
 		{
 			name: "case-insensitive field", reason: "members match field names case-insensitively, as in encoding/json",
@@ -153,17 +153,17 @@ func TestValueDecode(t *testing.T) {
 		{
 			name: "case-insensitive rounding", reason: "a case-insensitive match is checked too, under the member's own name",
 			doc: `{"PRICE":9007199254740993}`, dst: func() any { return new(decItem) },
-			wantErr: `aguistate: cannot decode value: "/PRICE": number 9007199254740993 does not fit a float64 exactly (it would become 9007199254740992)`,
+			wantErr: `aguistate: cannot decode "": number 9007199254740993 does not fit a float64 exactly (it would become 9007199254740992) (at "/PRICE")`,
 		},
 		{
 			name: "unicode case folding", reason: "encoding/json matches the Kelvin sign to K, so its number is checked",
 			doc: `{"\u212a":9007199254740993}`, dst: func() any { return new(decKelvin) },
-			wantErr: "aguistate: cannot decode value: \"/\u212a\": " + `number 9007199254740993 does not fit a float64 exactly (it would become 9007199254740992)`,
+			wantErr: "aguistate: cannot decode \"\": number 9007199254740993 does not fit a float64 exactly (it would become 9007199254740992) (at \"/\u212a\")",
 		},
 		{
 			name: "tag rename", reason: `a field is found by its json tag name, not its Go name, which is unknown`,
 			doc: `{"Label":"l","label2":1}`, dst: func() any { return new(decEmbedded) },
-			wantErr: `aguistate: cannot decode value: "": json: unknown field "label2"`,
+			wantErr: `aguistate: cannot decode "": json: unknown field "label2"`,
 		},
 		{
 			name: "embedded struct", reason: "fields of an embedded struct are promoted",
@@ -173,32 +173,32 @@ func TestValueDecode(t *testing.T) {
 		{
 			name: "embedded struct rounding", reason: "promoted fields are checked",
 			doc: `{"label":"l","score":0.1000000000000000000001}`, dst: func() any { return new(decEmbedded) },
-			wantErr: `aguistate: cannot decode value: "/score": number 0.1000000000000000000001 does not fit a float64 exactly (it would become 0.1)`,
+			wantErr: `aguistate: cannot decode "": number 0.1000000000000000000001 does not fit a float64 exactly (it would become 0.1) (at "/score")`,
 		},
 		{
 			name: "nil embedded pointer rounding", reason: "fields behind a nil embedded pointer are checked by type",
 			doc: `{"Score":12345678901234567890}`, dst: func() any { return new(decPtrEmbedded) },
-			wantErr: `aguistate: cannot decode value: "/Score": number 12345678901234567890 does not fit a float64 exactly (it would become 12345678901234567000)`,
+			wantErr: `aguistate: cannot decode "": number 12345678901234567890 does not fit a float64 exactly (it would become 12345678901234567000) (at "/Score")`,
 		},
 		{
 			name: "ambiguous embedded fields", reason: "two untagged fields at one depth hide each other, so the member is unknown",
 			doc: `{"X":9007199254740993}`, dst: func() any { return new(decAmbiguous) },
-			wantErr: `aguistate: cannot decode value: "": json: unknown field "X"`,
+			wantErr: `aguistate: cannot decode "": json: unknown field "X"`,
 		},
 		{
 			name: "tagged field wins", reason: "a tagged field hides an untagged one at its depth; its type (float32) decides",
 			doc: `{"X":16777217}`, dst: func() any { return new(decTagWins) },
-			wantErr: `aguistate: cannot decode value: "/X": number 16777217 does not fit a float32 exactly (it would become 16777216)`,
+			wantErr: `aguistate: cannot decode "": number 16777217 does not fit a float32 exactly (it would become 16777216) (at "/X")`,
 		},
 		{
 			name: "skipped field", reason: `a field tagged "-" takes no member, so the member is unknown`,
 			doc: `{"F":0.1000000000000000000001,"G":1}`, dst: func() any { return new(decSkipped) },
-			wantErr: `aguistate: cannot decode value: "": json: unknown field "F"`,
+			wantErr: `aguistate: cannot decode "": json: unknown field "F"`,
 		},
 		{
 			name: "slice rounding", reason: "slice elements are checked and the error names the element",
 			doc: `[0.1,0.2,9007199254740993]`, dst: func() any { return new([]float64) },
-			wantErr: `aguistate: cannot decode value: "/2": number 9007199254740993 does not fit a float64 exactly (it would become 9007199254740992)`,
+			wantErr: `aguistate: cannot decode "": number 9007199254740993 does not fit a float64 exactly (it would become 9007199254740992) (at "/2")`,
 		},
 		{
 			name: "array extra elements", reason: "encoding/json drops elements past a Go array's length, so they are not checked",
@@ -208,7 +208,7 @@ func TestValueDecode(t *testing.T) {
 		{
 			name: "map rounding", reason: "map values are checked",
 			doc: `{"a":0.25,"b/c":12345678901234567890}`, dst: func() any { return new(map[string]float64) },
-			wantErr: `aguistate: cannot decode value: "/b~1c": number 12345678901234567890 does not fit a float64 exactly (it would become 12345678901234567000)`,
+			wantErr: `aguistate: cannot decode "": number 12345678901234567890 does not fit a float64 exactly (it would become 12345678901234567000) (at "/b~1c")`,
 		},
 		{
 			name: "any", reason: "numbers decoded into an interface{} become float64 and are checked",
@@ -218,23 +218,23 @@ func TestValueDecode(t *testing.T) {
 		{
 			name: "any rounding", reason: "a nested number in an interface{} is checked and named",
 			doc: `{"a":[1,{"b":0.1000000000000000000001}]}`, pointer: "", dst: func() any { return new(any) },
-			wantErr: `aguistate: cannot decode value: "/a/1/b": number 0.1000000000000000000001 does not fit a float64 exactly (it would become 0.1)`,
+			wantErr: `aguistate: cannot decode "": number 0.1000000000000000000001 does not fit a float64 exactly (it would become 0.1) (at "/a/1/b")`,
 		},
 		{
 			name: "any field rounding", reason: "the pointer of the number starts with the pointer given",
 			doc: `{"o":{"id":1,"extra":{"big":9007199254740993}}}`, pointer: "/o/extra",
 			dst:     func() any { return new(any) },
-			wantErr: `aguistate: cannot decode value: "/o/extra/big": number 9007199254740993 does not fit a float64 exactly (it would become 9007199254740992)`,
+			wantErr: `aguistate: cannot decode "/o/extra": number 9007199254740993 does not fit a float64 exactly (it would become 9007199254740992) (at "/o/extra/big")`,
 		},
 		{
 			name: "interface holding a pointer", reason: "encoding/json decodes through it, so its fields are checked and strict",
 			doc: `{"name":"x","price":9007199254740993}`, dst: func() any { var v any = &decItem{}; return &v },
-			wantErr: `aguistate: cannot decode value: "/price": number 9007199254740993 does not fit a float64 exactly (it would become 9007199254740992)`,
+			wantErr: `aguistate: cannot decode "": number 9007199254740993 does not fit a float64 exactly (it would become 9007199254740992) (at "/price")`,
 		},
 		{
 			name: "pointer to float", reason: "*float64 is checked like float64",
 			doc: `{"note":9007199254740993}`, dst: func() any { return new(decOrder) },
-			wantErr: `aguistate: cannot decode value: "/note": number 9007199254740993 does not fit a float64 exactly (it would become 9007199254740992)`,
+			wantErr: `aguistate: cannot decode "": number 9007199254740993 does not fit a float64 exactly (it would become 9007199254740992) (at "/note")`,
 		},
 		{
 			name: "pointer to float exact", reason: "a *float64 gets an exact number",
@@ -254,34 +254,34 @@ func TestValueDecode(t *testing.T) {
 		{
 			name: "float32 rounding", reason: "16777217 needs 25 bits of mantissa",
 			doc: `16777217`, dst: func() any { return new(float32) },
-			wantErr: `aguistate: cannot decode value: "": number 16777217 does not fit a float32 exactly (it would become 16777216)`,
+			wantErr: `aguistate: cannot decode "": number 16777217 does not fit a float32 exactly (it would become 16777216)`,
 		},
 		{
 			name: "float64 big integer", reason: "12345678901234567890 would lose its last digits",
 			doc: `12345678901234567890`, dst: func() any { return new(float64) },
-			wantErr: `aguistate: cannot decode value: "": number 12345678901234567890 does not fit a float64 exactly (it would become 12345678901234567000)`,
+			wantErr: `aguistate: cannot decode "": number 12345678901234567890 does not fit a float64 exactly (it would become 12345678901234567000)`,
 		},
 		{
 			name: "float64 underflow", reason: "1e-400 would become 0",
 			doc: `1e-400`, dst: func() any { return new(float64) },
-			wantErr: `aguistate: cannot decode value: "": number 1e-400 does not fit a float64 exactly (it would become 0)`,
+			wantErr: `aguistate: cannot decode "": number 1e-400 does not fit a float64 exactly (it would become 0)`,
 		},
 		{
 			name: "float64 overflow", reason: "encoding/json rejects 1e400 itself, with an UnmarshalTypeError",
 			doc: `1e400`, dst: func() any { return new(float64) },
-			wantErr: `aguistate: cannot decode value: "": json: cannot unmarshal number 1e400 into Go value of type float64`,
+			wantErr: `aguistate: cannot decode "": json: cannot unmarshal number 1e400 into Go value of type float64`,
 			as:      isTypeErr,
 		},
 		{
 			name: "int64 overflow", reason: "encoding/json rejects an integer that overflows",
 			doc: `12345678901234567890`, dst: func() any { return new(int64) },
-			wantErr: `aguistate: cannot decode value: "": json: cannot unmarshal number 12345678901234567890 into Go value of type int64`,
+			wantErr: `aguistate: cannot decode "": json: cannot unmarshal number 12345678901234567890 into Go value of type int64`,
 			as:      isTypeErr,
 		},
 		{
 			name: "int fraction", reason: "encoding/json rejects a fraction into an int",
 			doc: `1.5`, dst: func() any { return new(int) },
-			wantErr: `aguistate: cannot decode value: "": json: cannot unmarshal number 1.5 into Go value of type int`,
+			wantErr: `aguistate: cannot decode "": json: cannot unmarshal number 1.5 into Go value of type int`,
 			as:      isTypeErr,
 		},
 		{
@@ -297,13 +297,13 @@ func TestValueDecode(t *testing.T) {
 		{
 			name: "negative uint", reason: "-1 does not fit a uint",
 			doc: `-1`, dst: func() any { return new(uint) },
-			wantErr: `aguistate: cannot decode value: "": json: cannot unmarshal number -1 into Go value of type uint`,
+			wantErr: `aguistate: cannot decode "": json: cannot unmarshal number -1 into Go value of type uint`,
 			as:      isTypeErr,
 		},
 		{
 			name: "wrong type", reason: "encoding/json's type errors come through errors.As",
 			doc: `{"name":"x","price":"cheap"}`, dst: func() any { return new(decItem) },
-			wantErr: `aguistate: cannot decode value: "": json: cannot unmarshal string into Go struct field decItem.price of type float64`,
+			wantErr: `aguistate: cannot decode "": json: cannot unmarshal string into Go struct field decItem.price of type float64`,
 			as:      isTypeErr,
 		},
 		{
@@ -334,13 +334,13 @@ func TestValueDecode(t *testing.T) {
 		{
 			name: "nil destination", reason: "encoding/json needs a non-nil pointer",
 			doc: `1`, dst: func() any { return (*int)(nil) },
-			wantErr: `aguistate: cannot decode value: "": json: Unmarshal(nil *int)`,
+			wantErr: `aguistate: cannot decode "": json: Unmarshal(nil *int)`,
 			as:      isInvalid,
 		},
 		{
 			name: "non-pointer destination", reason: "encoding/json needs a pointer",
 			doc: `1`, dst: func() any { return 0 },
-			wantErr: `aguistate: cannot decode value: "": json: Unmarshal(non-pointer int)`,
+			wantErr: `aguistate: cannot decode "": json: Unmarshal(non-pointer int)`,
 			as:      isInvalid,
 		},
 	}
@@ -352,7 +352,7 @@ func TestValueDecode(t *testing.T) {
 			err := v.Decode(tc.pointer, dst)
 			if tc.wantErr != "" {
 				require.Error(t, err, tc.reason)
-				assert.ErrorIs(t, err, ErrDecode, tc.reason)
+				assert.ErrorIs(t, err, errDecode, tc.reason)
 				assert.EqualError(t, err, tc.wantErr, tc.reason)
 				if tc.as != nil {
 					assert.True(t, tc.as(err), "%s: errors.As gets the encoding/json error", tc.reason)
@@ -372,7 +372,7 @@ func TestValueDecodeZero(t *testing.T) {
 	var got any = "unchanged"
 	require.NoError(t, Value{}.Decode("", &got))
 	assert.Nil(t, got)
-	assert.ErrorIs(t, Value{}.Decode("/a", &got), ErrDecode)
+	assert.ErrorIs(t, Value{}.Decode("/a", &got), errDecode)
 }
 
 // TestTypeFieldsCache checks that a struct type's fields are found once and
@@ -409,7 +409,7 @@ type fuzzTarget struct {
 }
 
 // FuzzDecode decodes random JSON into a struct and into an interface{}:
-// nothing panics, every error wraps ErrDecode, and a value decoded into an
+// nothing panics, every error wraps errDecode, and a value decoded into an
 // interface{} marshals back to the same JSON value, numbers exactly.
 func FuzzDecode(f *testing.F) {
 	for _, s := range []struct{ doc, pointer string }{
@@ -431,18 +431,20 @@ func FuzzDecode(f *testing.F) {
 		}
 		v := valueOf(n)
 		var target fuzzTarget
-		if err := v.Decode(pointer, &target); err != nil && !errors.Is(err, ErrDecode) {
-			t.Fatalf("struct: error does not wrap ErrDecode: %v", err)
+		if err := v.Decode(pointer, &target); err != nil && !errors.Is(err, errDecode) {
+			t.Fatalf("struct: error does not wrap errDecode: %v", err)
 		}
 		var out any
 		err = v.Decode(pointer, &out)
 		if err != nil {
-			if !errors.Is(err, ErrDecode) {
-				t.Fatalf("any: error does not wrap ErrDecode: %v", err)
+			if !errors.Is(err, errDecode) {
+				t.Fatalf("any: error does not wrap errDecode: %v", err)
 			}
 			return
 		}
-		sub, err := lookup(n, pointer)
+		tokens, err := jsonv.ParsePointer(pointer)
+		require.NoError(t, err, "Decode succeeded on a pointer that does not parse")
+		sub, err := jsonv.Resolve(n, tokens)
 		if err != nil {
 			t.Fatalf("Decode succeeded on a pointer lookup rejects: %v", err)
 		}

@@ -43,7 +43,7 @@
 // it, as the spec's Security Considerations require. Use [Value.Decode] to
 // read a part of it, named by a JSON Pointer, into a Go value strictly: a
 // missing member, a member that names no field, a value of the wrong type or
-// a number that a float would round is an error wrapping [ErrDecode]. For
+// a number that a float would round is an error wrapping [errDecode]. For
 // rules a Go type cannot express, validate against a JSON Schema as
 // examples/validate does, or install [Options].ValidateState to check every
 // candidate state before it is committed.
@@ -53,7 +53,7 @@
 // A fatal error stops the stream and leaves the Consumer exactly as it was
 // before the bad event: an event that is not valid JSON or has no string
 // type ([ErrMalformedEvent]), a structurally malformed patch
-// ([ErrMalformedPatch]), malformed messages ([ErrMalformedMessages]), or an
+// ([errMalformedPatch]), malformed messages ([errMalformedMessages]), or an
 // event that would take the Consumer past one of the limits in [Options]
 // ([ErrLimit]): the size of an event, nesting depth, operations in a patch,
 // the size of the state, the number of messages, the size of a message.

@@ -1,129 +1,172 @@
+// The errors the package returns: its sentinels, its typed errors, and the
+// one place that gives a message the "aguistate: " prefix.
+
 package aguistate
 
 import (
-	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
+
+	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
-// Sentinel errors. Match them with [errors.Is]; the typed errors below wrap
-// them and carry the position. Do not depend on the text of error messages.
+// Sentinel errors, one per way a caller reacts. Match them with
+// [errors.Is]. Their text has no prefix: the errors that wrap them add it.
+// Do not depend on the text of any error.
 var (
-	// ErrMalformedEvent reports an event that is not a JSON object with a
-	// string "type", that holds invalid JSON or an object with a duplicate
-	// member name, or whose fields do not have the types the AG-UI event
-	// schema gives them. It is fatal: processing stops.
-	ErrMalformedEvent = errors.New("aguistate: malformed event")
+	// ErrMalformedEvent reports input that breaks the AG-UI or RFC 6902
+	// schema: invalid JSON, a duplicate member name, a missing or mistyped
+	// field, a structurally malformed patch (with a *[PatchError]), or
+	// malformed messages. The event is fatal: processing stops.
+	ErrMalformedEvent = sentinel("malformed event")
 
-	// ErrMalformedPatch reports a STATE_DELTA (or ACTIVITY_DELTA) whose patch
-	// is not a structurally valid RFC 6902 document (RFC 6902 sections 3 and
-	// 4). It is fatal, as the spec's Error Handling section says.
-	ErrMalformedPatch = errors.New("aguistate: malformed patch")
+	// ErrLimit reports input that would take the Consumer past one of the
+	// limits in [Options]. It is fatal.
+	ErrLimit = sentinel("limit exceeded")
 
-	// ErrPatchFailed reports a well-formed patch that could not be applied
-	// (RFC 6902 section 5). It is a warning: the event is skipped and nothing
-	// changes. A failed STATE_DELTA also marks the state as diverged until
-	// the next STATE_SNAPSHOT or run input state; a failed ACTIVITY_DELTA
-	// does not.
-	ErrPatchFailed = errors.New("aguistate: patch failed to apply")
+	// ErrPatchFailed reports a well-formed patch that does not apply (RFC
+	// 6902 section 5). It is a warning: the event is skipped. A failed
+	// STATE_DELTA also marks the state diverged until the next snapshot.
+	ErrPatchFailed = sentinel("patch failed to apply")
 
 	// ErrNoTarget reports an event that names a message or tool call that
-	// does not exist or cannot take the event, such as a TEXT_MESSAGE_CONTENT
-	// for an unknown message id or a text event naming an activity message.
-	// It is a warning: the event is skipped and nothing changes.
-	ErrNoTarget = errors.New("aguistate: no message or tool call to apply the event to")
+	// does not exist or cannot take it. It is a warning: the event is
+	// skipped.
+	ErrNoTarget = sentinel("no message or tool call to apply the event to")
 
-	// ErrMalformedMessages reports a MESSAGES_SNAPSHOT (or run input) whose
-	// messages cannot be reconciled: not an array, a message that is not an
-	// object, an id that is missing or not a non-empty string, a role that is
-	// missing or not a string, or two messages with one id. It is fatal.
-	ErrMalformedMessages = errors.New("aguistate: malformed messages")
-
-	// ErrLimit reports an event that would take the Consumer past one of
-	// the limits in [Options]: the size of an event, the nesting depth of
-	// any JSON value, the operations in one patch, the size of the state,
-	// the number of messages, or the size of one message. It is fatal.
-	ErrLimit = errors.New("aguistate: limit exceeded")
-
-	// ErrBadCheckpoint reports data given to [Restore] that is not a
-	// checkpoint made by [Consumer.Checkpoint].
-	ErrBadCheckpoint = errors.New("aguistate: not a checkpoint")
-
-	// ErrStateRejected reports a candidate state that
-	// [Options.ValidateState] refused. It is a warning: the event is
-	// skipped and the state marked diverged, as for ErrPatchFailed.
-	ErrStateRejected = errors.New("aguistate: state rejected")
-
-	// ErrDecode reports a value that cannot be decoded into the Go value
-	// given to [Value.Decode]: a JSON Pointer that names nothing, a member
-	// that names no struct field, a value of the wrong type, or a number
-	// that would be rounded; or text given to [Value.UnmarshalJSON] that is
-	// not strict JSON. It concerns the reader, not the stream: the Consumer
-	// is unaffected.
-	ErrDecode = errors.New("aguistate: cannot decode value")
+	// ErrStateRejected reports a state that [Options].ValidateState refused.
+	// For an event it is a warning: the event is skipped and the state
+	// marked diverged. StartRun and Restore return it.
+	ErrStateRejected = sentinel("state rejected")
 )
 
-// EventError reports a failure in one event of a stream. It wraps a
-// [*PatchError] or one of the sentinel errors; use [errors.As] to get it and
-// [errors.Is] to classify it.
+// Kinds of failure that name themselves in messages but that a caller
+// handles as one of the sentinels, or not at all.
+var (
+	errMalformedPatch    = kindOf(ErrMalformedEvent, "malformed patch")
+	errMalformedMessages = kindOf(ErrMalformedEvent, "malformed messages")
+	errBadCheckpoint     = kindOf(nil, "not a checkpoint")
+	errDecode            = kindOf(nil, "cannot decode")
+)
+
+// kind is an error class: it reads as its name and matches the sentinel
+// it belongs to, if any.
+type kind struct {
+	name string
+	of   error
+}
+
+func sentinel(name string) error { return &kind{name: name} }
+
+func kindOf(of error, name string) error { return &kind{name: name, of: of} }
+
+func (k *kind) Error() string { return k.name }
+
+func (k *kind) Is(target error) bool { return target == k.of && k.of != nil }
+
+// apiError gives an error that an exported function returns the package
+// prefix. Every error leaves the package through it, or through the Error
+// method of a typed error, so the prefix appears once.
+func apiError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("aguistate: %w", err)
+}
+
+// EventError reports a fatal or skipped event of a stream. It wraps a
+// *[PatchError] or a sentinel error. Use [errors.As] to get it.
 type EventError struct {
-	// Index is the event's position among the events given to the Consumer,
-	// counted from 1.
-	Index int
-	// Type is the event's "type" field, or "" when the event has none.
+	// Position is the event's position, as [Event].Position counts it.
+	Position int
+	// Type is the event's "type" member, or "" when it has none.
 	Type string
 	// Err is the cause.
 	Err error
 }
 
-// Error returns "aguistate: event N (TYPE): cause" ("aguistate: event N:
-// cause" when the event has no type). Do not depend on the text.
+// Error returns "aguistate: event N (TYPE): cause", without " (TYPE)" when
+// the event has no type. Do not depend on the text.
 func (e *EventError) Error() string {
 	if e.Type == "" { // the event was not read far enough to have one
-		return fmt.Sprintf("aguistate: event %d: %s", e.Index, trim(e.Err))
+		return fmt.Sprintf("aguistate: event %d: %v", e.Position, e.Err)
 	}
-	return fmt.Sprintf("aguistate: event %d (%s): %s", e.Index, e.Type, trim(e.Err))
+	return fmt.Sprintf("aguistate: event %d (%s): %v", e.Position, jsonv.Shorten(e.Type), e.Err)
 }
 
 // Unwrap returns the cause.
 func (e *EventError) Unwrap() error { return e.Err }
 
 // PatchError reports the operation of an RFC 6902 patch that is malformed
-// or fails to apply. It wraps [ErrMalformedPatch] or [ErrPatchFailed]; use
-// [errors.As] to get it.
+// or does not apply. It wraps [ErrMalformedEvent], [ErrPatchFailed] or
+// [ErrLimit], and always sits inside an *[EventError]. Use [errors.As] to
+// get it.
 type PatchError struct {
-	// Index is the operation's position in the patch, counted from 0.
+	// Index is the operation's index in the patch array, from 0.
 	Index int
-	// Op is the operation's "op" member ("add", "remove", "replace", "move",
-	// "copy" or "test"), or "" when it has none.
+	// Op is the operation's "op" member as sent, or "" when it has none.
 	Op string
-	// Path and From are the operation's JSON Pointers as sent ("" when absent).
+	// Path and From are the operation's JSON Pointers as sent, or "".
 	Path, From string
-	// Err is the cause, wrapping ErrMalformedPatch or ErrPatchFailed.
+	// Err is the cause.
 	Err error
 }
 
-// Error returns "aguistate: operation I (OP "PATH"): cause", with
-// `from "FROM" to` before the path for move and copy. Do not depend on the
-// text.
+// Error returns `operation I (OP "PATH"): cause`, with `from "FROM" to`
+// before the path for move and copy. Long values are cut short. It has no
+// prefix: the *EventError around it gives one. Do not depend on the text.
 func (e *PatchError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "aguistate: operation %d", e.Index)
+	fmt.Fprintf(&b, "operation %d", e.Index)
 	if e.Op != "" {
-		fmt.Fprintf(&b, " (%s", e.Op)
+		fmt.Fprintf(&b, " (%s", jsonv.Shorten(e.Op))
 		if e.From != "" || e.Op == "move" || e.Op == "copy" {
-			fmt.Fprintf(&b, " from %q to", e.From)
+			fmt.Fprintf(&b, " from %s to", jsonv.Quote(e.From))
 		}
-		fmt.Fprintf(&b, " %q)", e.Path)
+		fmt.Fprintf(&b, " %s)", jsonv.Quote(e.Path))
 	}
-	return b.String() + ": " + trim(e.Err)
+	return b.String() + ": " + e.Err.Error()
 }
 
 // Unwrap returns the cause.
 func (e *PatchError) Unwrap() error { return e.Err }
 
-// trim drops the package prefix from a wrapped error's text so that it
-// appears once, at the front.
-func trim(err error) string {
-	return strings.TrimPrefix(err.Error(), "aguistate: ")
+// maxErrorBody is how many bytes of a non-2xx response body an [HTTPError]
+// keeps.
+const maxErrorBody = 512
+
+// HTTPError reports a run request that the agent answered with a status
+// other than 2xx. [Consumer.RunAgent] returns it; use [errors.As] to get
+// it. The Consumer is unchanged when it is returned.
+type HTTPError struct {
+	StatusCode int    // the status code, such as 500
+	Status     string // the status line, such as "500 Internal Server Error"
+	Body       string // at most the first 512 bytes of the body, as sent
 }
+
+// Error returns "aguistate: agent answered STATUS: BODY", the body trimmed
+// of white space (no ": BODY" when it is empty). Do not depend on the
+// text.
+func (e *HTTPError) Error() string {
+	status := e.Status
+	if status == "" {
+		status = fmt.Sprintf("%d %s", e.StatusCode, http.StatusText(e.StatusCode))
+	}
+	msg := "aguistate: agent answered " + status
+	if body := strings.ToValidUTF8(strings.TrimSpace(e.Body), "\uFFFD"); body != "" {
+		msg += ": " + body
+	}
+	return msg
+}
+
+// errNoRunEnd reports a run's stream that ended cleanly but without saying
+// that the run ended.
+var errNoRunEnd error = unexpectedEOF("aguistate: the stream ended before RUN_FINISHED or RUN_ERROR")
+
+// unexpectedEOF is an error with its own text that wraps io.ErrUnexpectedEOF.
+type unexpectedEOF string
+
+func (e unexpectedEOF) Error() string { return string(e) }
+func (e unexpectedEOF) Unwrap() error { return io.ErrUnexpectedEOF }

@@ -49,9 +49,11 @@ const (
 // string "type" and camelCase fields. Every member is kept verbatim, so an
 // event type this package does not know (the protocol grows) loses nothing.
 type Event struct {
-	// Index is the event's position among the events given to the Consumer,
-	// counted from 1.
-	Index int
+	// Position is the event's position among the events given to the
+	// Consumer, from 1, rejected events included; it goes on across runs
+	// and from a checkpoint. [ReadEvents] counts the events of its reader
+	// instead. This is the one definition of an event's position.
+	Position int
 	// Type is the event's "type" member, such as "STATE_DELTA" or "CUSTOM".
 	Type string
 	v    *jsonv.Node
@@ -72,7 +74,7 @@ func parseEvent(data []byte, maxDepth int) (*jsonv.Node, string, error) {
 		return nil, "", err
 	}
 	if n.Kind() != jsonv.Object {
-		return nil, "", fmt.Errorf("%w: the event is a %s, not an object", ErrMalformedEvent, n.Kind())
+		return nil, "", fmt.Errorf("%w: the event is %s, not an object", ErrMalformedEvent, n.Kind().Phrase())
 	}
 	t := n.Get("type")
 	if t == nil || t.Kind() != jsonv.String {

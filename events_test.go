@@ -23,7 +23,7 @@ func TestPassThroughEvents(t *testing.T) {
 	require.NoError(t, c.StartRun([]byte(`{"state":{"a":1},"messages":[{"id":"u1","role":"user","content":"hi"}]}`)))
 	var got []string
 	c.Subscribe(func(ch Change) {
-		assert.False(t, ch.State || ch.Messages() || ch.Warning != nil, "%s changes nothing", ch.Event.Type)
+		assert.False(t, ch.StateChanged || ch.MessagesChanged() || ch.Warning != nil, "%s changes nothing", ch.Event.Type)
 		got = append(got, ch.Event.Value().String())
 	})
 	for _, ev := range events {
@@ -66,9 +66,9 @@ func TestWarnings(t *testing.T) {
 		} else {
 			var ee *EventError
 			require.ErrorAs(t, ch.Warning, &ee, e.event)
-			assert.Equal(t, i+1, ee.Index)
+			assert.Equal(t, i+1, ee.Position)
 			assert.ErrorIs(t, ch.Warning, e.warn, e.event)
-			assert.False(t, ch.Messages(), "a skipped event changes no message: %s", e.event)
+			assert.False(t, ch.MessagesChanged(), "a skipped event changes no message: %s", e.event)
 		}
 		assert.Equal(t, e.diverged, ch.Diverged, e.event)
 	}

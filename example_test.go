@@ -55,7 +55,7 @@ func ExampleConsumer_Apply_malformedPatch() {
 	c := aguistate.New(nil)
 	err := c.Apply([]byte(`{"type":"STATE_DELTA","delta":[{"op":"merge","path":"/a","value":1}]}`))
 	var pe *aguistate.PatchError
-	fmt.Println(errors.Is(err, aguistate.ErrMalformedPatch), errors.As(err, &pe), pe.Op)
+	fmt.Println(errors.Is(err, aguistate.ErrMalformedEvent), errors.As(err, &pe), pe.Op)
 	fmt.Println(err)
 	fmt.Println(c.State())
 	// Output:
@@ -100,7 +100,7 @@ func ExampleConsumer_Subscribe() {
 	c := aguistate.New(nil)
 	cancel := c.Subscribe(func(ch aguistate.Change) {
 		fmt.Printf("%s state=%v added=%v replaced=%v removed=%v\n",
-			ch.Event.Type, ch.State, ch.Added, ch.Replaced, ch.Removed)
+			ch.Event.Type, ch.StateChanged, ch.Added, ch.Replaced, ch.Removed)
 	})
 	defer cancel()
 	_ = c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":{}}`))
@@ -185,7 +185,6 @@ func ExampleValue_Decode() {
 		ID float64 `json:"id"`
 	}
 	err := c.State().Decode("/account", &asFloat)
-	fmt.Println(errors.Is(err, aguistate.ErrDecode))
 	fmt.Println(err)
 
 	var asInt struct {
@@ -198,8 +197,7 @@ func ExampleValue_Decode() {
 	fmt.Println(asInt.ID)
 	// Output:
 	// [tea cake] 12.5
-	// true
-	// aguistate: cannot decode value: "/account/id": number 9007199254740993 does not fit a float64 exactly (it would become 9007199254740992)
+	// aguistate: cannot decode "/account": number 9007199254740993 does not fit a float64 exactly (it would become 9007199254740992) (at "/account/id")
 	// 9007199254740993
 }
 

@@ -2,6 +2,8 @@ package aguistate
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
@@ -9,7 +11,7 @@ import (
 // fields reads the members of an event object (or of a checkpoint) and
 // keeps the first failure, so that a handler reads all it needs and checks
 // once. Every failure wraps kind: ErrMalformedEvent for an event,
-// ErrBadCheckpoint for a checkpoint. A member that fails reads as an empty
+// errBadCheckpoint for a checkpoint. A member that fails reads as an empty
 // value of the kind asked for.
 type fields struct {
 	n    *jsonv.Node
@@ -85,7 +87,7 @@ func (f *fields) opt(name string, kind jsonv.Kind) *jsonv.Node {
 		return nil
 	}
 	if v.Kind() != kind {
-		f.fail("%q is a %s, not %s", name, v.Kind(), kindList([]jsonv.Kind{kind}))
+		f.fail("%q is %s, not %s", name, v.Kind().Phrase(), kindList([]jsonv.Kind{kind}))
 		return nil
 	}
 	return v
@@ -119,29 +121,21 @@ func (f *fields) optBool(name string, def bool) bool {
 	case v.Kind() == jsonv.True || v.Kind() == jsonv.False:
 		return v.Kind() == jsonv.True
 	}
-	f.fail("%q is a %s, not a boolean", name, v.Kind())
+	f.fail("%q is %s, not a boolean", name, v.Kind().Phrase())
 	return def
 }
 
 // meta returns the event's optional "metadata" object, or nil.
 func (f *fields) meta() *jsonv.Node { return f.opt("metadata", jsonv.Object) }
 
-// kindList names kinds for an error message: "a string", "an object or a
-// boolean".
+// kindList names kinds for a message: "a string", "an object or a
+// boolean". True and False are both "a boolean", named once.
 func kindList(kinds []jsonv.Kind) string {
-	s := ""
-	for i, k := range kinds {
-		if i > 0 {
-			s += " or "
-		}
-		switch k {
-		case jsonv.Array, jsonv.Object:
-			s += "an " + k.String()
-		case jsonv.True, jsonv.False:
-			s += "a boolean"
-		default:
-			s += "a " + k.String()
+	var names []string
+	for _, k := range kinds {
+		if p := k.Phrase(); !slices.Contains(names, p) {
+			names = append(names, p)
 		}
 	}
-	return s
+	return strings.Join(names, " or ")
 }

@@ -96,7 +96,7 @@ func runEventCases(t *testing.T, cases []eventCase) {
 					var ee *EventError
 					require.ErrorAs(t, err, &ee, "the last event must be fatal; %s", c.reason)
 					assert.ErrorIs(t, err, c.fatal)
-					assert.Equal(t, i+1, ee.Index)
+					assert.Equal(t, i+1, ee.Position)
 					assert.Equal(t, before, snapshot(con), "a fatal event changes nothing")
 					break
 				}

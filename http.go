@@ -3,41 +3,11 @@ package aguistate
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"sync/atomic"
 )
-
-// maxErrorBody is how many bytes of a non-2xx response body an [HTTPError]
-// keeps.
-const maxErrorBody = 512
-
-// HTTPError reports a run request that the agent answered with a status
-// other than 2xx. [Consumer.RunAgent] returns it as a *HTTPError; use
-// [errors.As] to get it. The Consumer is unchanged when it is returned.
-type HTTPError struct {
-	StatusCode int    // the response's status code, such as 500
-	Status     string // the response's status line, such as "500 Internal Server Error"
-	Body       string // the first bytes of the response body (at most 512), as sent, for diagnosis
-}
-
-// Error returns "aguistate: agent answered STATUS: BODY", with the body
-// excerpt trimmed of surrounding white space (and no ": BODY" when it is
-// empty). Do not depend on the text.
-func (e *HTTPError) Error() string {
-	status := e.Status
-	if status == "" {
-		status = fmt.Sprintf("%d %s", e.StatusCode, http.StatusText(e.StatusCode))
-	}
-	msg := "aguistate: agent answered " + status
-	if body := strings.ToValidUTF8(strings.TrimSpace(e.Body), "\uFFFD"); body != "" {
-		msg += ": " + body
-	}
-	return msg
-}
 
 // RunAgent runs one run of an agent with the AG-UI HTTP transport: it POSTs
 // input as JSON (Content-Type: application/json, Accept: text/event-stream;
@@ -115,28 +85,14 @@ func (c *Consumer) RunAgent(ctx context.Context, client *http.Client, url string
 	err = c.Run(ctx, resp.Body)
 	cancel()
 	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-			// The body was closed because ctx ended; say why.
-			return fmt.Errorf("aguistate: run stopped: %w (%w)", ctxErr, err)
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			// The body was closed because ctx ended: that is the cause.
+			return fmt.Errorf("aguistate: run stopped: %w", ctxErr)
 		}
-		var ee *EventError
-		if errors.As(err, &ee) {
-			return err
-		}
-		return fmt.Errorf("aguistate: run stopped: %w", err)
+		return err
 	}
 	if !ended.Load() {
 		return errNoRunEnd
 	}
 	return nil
 }
-
-// errNoRunEnd reports a run's stream that ended cleanly but without saying
-// that the run ended.
-var errNoRunEnd error = unexpectedEOF("aguistate: the stream ended before RUN_FINISHED or RUN_ERROR")
-
-// unexpectedEOF is an error with its own text that wraps io.ErrUnexpectedEOF.
-type unexpectedEOF string
-
-func (e unexpectedEOF) Error() string { return string(e) }
-func (e unexpectedEOF) Unwrap() error { return io.ErrUnexpectedEOF }

@@ -275,7 +275,7 @@ func TestRunAgentBrokenStream(t *testing.T) {
 		check: func(t *testing.T, err error) {
 			var ee *EventError
 			require.ErrorAs(t, err, &ee, "a read error is reported as the failure of the next event")
-			assert.Equal(t, 3, ee.Index)
+			assert.Equal(t, 3, ee.Position)
 			assert.ErrorIs(t, err, io.ErrUnexpectedEOF, "the transport's error, as it is")
 			assert.NotErrorIs(t, err, errNoRunEnd)
 		},
@@ -332,8 +332,8 @@ func TestRunAgentBrokenStream(t *testing.T) {
 		check: func(t *testing.T, err error) {
 			var ee *EventError
 			require.ErrorAs(t, err, &ee)
-			assert.Equal(t, 3, ee.Index)
-			assert.ErrorIs(t, err, ErrMalformedPatch)
+			assert.Equal(t, 3, ee.Position)
+			assert.ErrorIs(t, err, errMalformedPatch)
 		},
 		wantState: `{"a":1}`,
 	}}

@@ -126,46 +126,73 @@ func (in RunAgentInput) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// UnmarshalJSON reads a RunAgentInput from its JSON object, matching
-// member names exactly (encoding/json's default matching ignores case, and
-// would take "TOOLS" for "tools"), keeping the state and messages verbatim
-// (messages may lack an id, as in [Consumer.StartRun]), and reading a null
-// or absent tools, context, forwardedProps or resume as nil. Strings
-// threadId, runId and parentRunId are optional. It returns an error
-// wrapping [ErrDecode] or [ErrMalformedMessages].
+// UnmarshalJSON reads a RunAgentInput from its JSON object by the one rule
+// that [Consumer.StartRun] and RUN_STARTED's "input" also follow (the
+// README's "Where we differ" table compares it with the reference client):
+//
+//   - Every member is optional, and null reads as absent, except "state",
+//     where null is the state null.
+//   - threadId, runId and parentRunId are strings; messages is an array of
+//     message objects with a string role and, when present, a non-empty
+//     string id; tools, context and resume are arrays. state and
+//     forwardedProps may be any JSON value. Other members are ignored.
+//   - Member names match exactly: encoding/json would take "TOOLS" for
+//     "tools".
+//
+// State and messages are kept verbatim. It returns an error wrapping
+// [ErrMalformedEvent], or [ErrLimit] for nesting deeper than 1000.
 func (in *RunAgentInput) UnmarshalJSON(data []byte) error {
-	n, err := jsonv.Parse(data, 0)
+	out, err := parseRunInput(data, 0)
 	if err != nil {
-		return fmt.Errorf("%w: RunAgentInput: %w", ErrDecode, err)
-	}
-	if n.Kind() != jsonv.Object {
-		return fmt.Errorf("%w: RunAgentInput is a %s, not an object", ErrDecode, n.Kind())
-	}
-	f := &fields{n: n, kind: ErrDecode}
-	var out RunAgentInput
-	out.ThreadID, _ = f.optStr("threadId")
-	out.RunID, _ = f.optStr("runId")
-	out.ParentRunID, _ = f.optStr("parentRunId")
-	if s := n.Get("state"); s != nil {
-		out.State = valueOf(s)
-	}
-	if ms := f.opt("messages", jsonv.Array); ms != nil && f.err == nil {
-		if out.Messages, err = decodeMessages(ms, true); err != nil {
-			return err
-		}
-	}
-	raw := func(name string) json.RawMessage {
-		if v := n.Get(name); v != nil && v.Kind() != jsonv.Null {
-			return jsonv.Marshal(v)
-		}
-		return nil
-	}
-	out.Tools, out.Context, out.ForwardedProps, out.Resume = raw("tools"), raw("context"), raw("forwardedProps"), raw("resume")
-	if f.err != nil {
-		return f.err
+		return apiError(err)
 	}
 	*in = out
 	return nil
+}
+
+// parseRunInput parses and reads a RunAgentInput's JSON text, nested at
+// most maxDepth deep.
+func parseRunInput(data []byte, maxDepth int) (RunAgentInput, error) {
+	n, err := parseJSON(data, maxDepth)
+	if err != nil {
+		return RunAgentInput{}, fmt.Errorf("%w (in the run input)", err)
+	}
+	return readRunInput(n)
+}
+
+// readRunInput reads a RunAgentInput object as [RunAgentInput.UnmarshalJSON]
+// says. Failures wrap ErrMalformedEvent.
+func readRunInput(n *jsonv.Node) (RunAgentInput, error) {
+	var in RunAgentInput
+	if n.Kind() != jsonv.Object {
+		return in, fmt.Errorf("%w: the run input is %s, not an object", ErrMalformedEvent, n.Kind().Phrase())
+	}
+	f := eventFields(n)
+	in.ThreadID, _ = f.optStr("threadId")
+	in.RunID, _ = f.optStr("runId")
+	in.ParentRunID, _ = f.optStr("parentRunId")
+	if s := n.Get("state"); s != nil {
+		in.State = valueOf(s)
+	}
+	messages := f.opt("messages", jsonv.Array)
+	raw := func(v *jsonv.Node) json.RawMessage {
+		if v == nil || v.Kind() == jsonv.Null {
+			return nil
+		}
+		return jsonv.Marshal(v)
+	}
+	in.Tools, in.Context = raw(f.opt("tools", jsonv.Array)), raw(f.opt("context", jsonv.Array))
+	in.ForwardedProps, in.Resume = raw(n.Get("forwardedProps")), raw(f.opt("resume", jsonv.Array))
+	if f.err != nil {
+		return RunAgentInput{}, fmt.Errorf("%w (in the run input)", f.err)
+	}
+	if messages != nil {
+		var err error
+		if in.Messages, err = decodeMessages(messages, true); err != nil {
+			return RunAgentInput{}, fmt.Errorf("%w (in the run input)", err)
+		}
+	}
+	return in, nil
 }
 
 // newUUID returns a random UUID, version 4 (RFC 9562 section 5.4).

@@ -138,9 +138,9 @@ func TestRunAgentInputUnmarshal(t *testing.T) {
 		assert.Error(t, json.Unmarshal([]byte(bad), &in), bad)
 	}
 	var m Message
-	assert.ErrorIs(t, m.UnmarshalJSON([]byte(`{"id":1,"role":"user"}`)), ErrMalformedMessages)
+	assert.ErrorIs(t, m.UnmarshalJSON([]byte(`{"id":1,"role":"user"}`)), errMalformedMessages)
 	var v Value
-	assert.ErrorIs(t, v.UnmarshalJSON([]byte(`[1,]`)), ErrDecode)
+	assert.ErrorIs(t, v.UnmarshalJSON([]byte(`[1,]`)), errDecode)
 }
 
 // TestRunAgentInputNamesAreExact checks that only the exact member names
@@ -156,5 +156,5 @@ func TestRunAgentInputNamesAreExact(t *testing.T) {
 	out, err := in.MarshalJSON()
 	require.NoError(t, err)
 	assert.Equal(t, `{"threadId":"t","runId":"","tools":[{"name":"real"}],"context":[],"forwardedProps":{},"messages":[]}`, string(out))
-	assert.ErrorIs(t, json.Unmarshal([]byte(`{"threadId":1}`), &in), ErrDecode)
+	assert.ErrorIs(t, json.Unmarshal([]byte(`{"threadId":1}`), &in), ErrMalformedEvent)
 }

@@ -96,7 +96,7 @@ func TestLimits(t *testing.T) {
 			require.ErrorIs(t, err, ErrLimit, "one past the limit: %s", tt.reason)
 			var ee *EventError
 			require.ErrorAs(t, err, &ee)
-			assert.Equal(t, len(tt.setup)+2, ee.Index)
+			assert.Equal(t, len(tt.setup)+2, ee.Position)
 			assert.Equal(t, before, snapshot(c), "the Consumer is unchanged")
 		})
 	}

@@ -6,10 +6,12 @@ import (
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
-// Message roles with a special place in reconciliation (spec, MESSAGES_SNAPSHOT).
+// The message roles this package treats apart (AG-UI 1.0 message roles).
 const (
-	roleActivity  = "activity"
-	roleReasoning = "reasoning"
+	roleAssistant = "assistant" // the default role of text and tool calls
+	roleTool      = "tool"      // a tool call result
+	roleActivity  = "activity"  // client-only; never sent to the producer
+	roleReasoning = "reasoning" // kept, like activity, by a snapshot without its role
 )
 
 // Message is one message of a thread, kept verbatim: every field the
@@ -34,11 +36,11 @@ func (m Message) MarshalJSON() ([]byte, error) { return Value{m.v}.MarshalJSON()
 // UnmarshalJSON sets m to the message object in data, kept verbatim: an
 // object with a string "role" and, when it has one, a string "id" (a run
 // input's messages may lack one). It returns an error wrapping
-// [ErrMalformedMessages].
+// [errMalformedMessages].
 func (m *Message) UnmarshalJSON(data []byte) error {
 	n, err := jsonv.Parse(data, 0)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrMalformedMessages, err)
+		return fmt.Errorf("%w: %w", errMalformedMessages, err)
 	}
 	ms, err := decodeMessages(jsonv.NewArray([]*jsonv.Node{n}), true)
 	if err != nil {
@@ -52,26 +54,26 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // MESSAGES_SNAPSHOT): an array of objects, each with a non-empty string "id"
 // that no other message in the array has and a string "role". When lenient
 // (a run input's messages), "id" may be missing and two messages may share
-// one. Failures wrap ErrMalformedMessages.
+// one. Failures wrap errMalformedMessages.
 func decodeMessages(n *jsonv.Node, lenient bool) ([]Message, error) {
 	if n == nil || n.Kind() != jsonv.Array {
-		return nil, fmt.Errorf("%w: \"messages\" is not an array", ErrMalformedMessages)
+		return nil, fmt.Errorf("%w: \"messages\" is not an array", errMalformedMessages)
 	}
 	out := make([]Message, n.Len())
 	seen := make(map[string]struct{}, n.Len())
-	for i, m := range n.Elems() {
+	for i, m := range n.All() {
 		if m.Kind() != jsonv.Object {
-			return nil, fmt.Errorf("%w: message %d is a %s, not an object", ErrMalformedMessages, i, m.Kind())
+			return nil, fmt.Errorf("%w: message %d is %s, not an object", errMalformedMessages, i, m.Kind().Phrase())
 		}
 		id := m.Get("id")
 		switch {
 		case id == nil && lenient:
 		case id == nil || id.Kind() != jsonv.String || id.Text() == "":
-			return nil, fmt.Errorf("%w: message %d: \"id\" is missing or not a non-empty string", ErrMalformedMessages, i)
+			return nil, fmt.Errorf("%w: message %d: \"id\" is missing or not a non-empty string", errMalformedMessages, i)
 		}
 		role := m.Get("role")
 		if role == nil || role.Kind() != jsonv.String {
-			return nil, fmt.Errorf("%w: message %d: \"role\" is missing or not a string", ErrMalformedMessages, i)
+			return nil, fmt.Errorf("%w: message %d: \"role\" is missing or not a string", errMalformedMessages, i)
 		}
 		out[i] = Message{Role: role.Text(), v: m}
 		if id == nil {
@@ -79,7 +81,7 @@ func decodeMessages(n *jsonv.Node, lenient bool) ([]Message, error) {
 		}
 		out[i].ID = id.Text()
 		if _, dup := seen[out[i].ID]; dup && !lenient {
-			return nil, fmt.Errorf("%w: message %d: id %q appears twice", ErrMalformedMessages, i, out[i].ID)
+			return nil, fmt.Errorf("%w: message %d: id %q appears twice", errMalformedMessages, i, out[i].ID)
 		}
 		seen[out[i].ID] = struct{}{}
 	}
@@ -108,50 +110,6 @@ func messageOf(v *jsonv.Node) Message {
 	return m
 }
 
-// newObject is [jsonv.NewObject] without the members whose value is nil, so
-// that optional members can be listed in place.
-func newObject(names []string, vals ...*jsonv.Node) *jsonv.Node {
-	ns, vs := names[:0:0], vals[:0:0]
-	for i, v := range vals {
-		if v != nil {
-			ns, vs = append(ns, names[i]), append(vs, v)
-		}
-	}
-	return jsonv.NewObject(ns, vs)
-}
-
-// withMember returns a copy of object o with member name set to v: replaced
-// where it is when o has it, appended at the end otherwise, as a JavaScript
-// spread {...o, name: v} does. o is not modified.
-func withMember(o *jsonv.Node, name string, v *jsonv.Node) *jsonv.Node {
-	c := o.Owned(jsonv.NewGen())
-	if i := c.Lookup(name); i >= 0 {
-		c.SetMember(i, v)
-	} else {
-		c.AddMember(name, v)
-	}
-	return c
-}
-
-// withoutMember returns a copy of object o without member name, or o itself
-// when it has no such member. o is not modified.
-func withoutMember(o *jsonv.Node, name string) *jsonv.Node {
-	i := o.Lookup(name)
-	if i < 0 {
-		return o
-	}
-	c := o.Owned(jsonv.NewGen())
-	c.RemoveMember(i)
-	return c
-}
-
-// withElem returns a copy of array a with element i replaced by v.
-func withElem(a *jsonv.Node, i int, v *jsonv.Node) *jsonv.Node {
-	c := a.Owned(jsonv.NewGen())
-	c.SetElem(i, v)
-	return c
-}
-
 // mergeMetadata returns object o with an event's "metadata" object merged
 // into its own shallowly, as the reference client's mergeMetadata does:
 // {...o.metadata, ...meta}. Members already there keep their place and take
@@ -162,26 +120,9 @@ func mergeMetadata(o, meta *jsonv.Node) *jsonv.Node {
 	if meta == nil {
 		return o
 	}
-	merged := o.Get("metadata")
-	if merged == nil || merged.Kind() != jsonv.Object {
-		merged = jsonv.NewObject(nil, nil)
+	held := o.Get("metadata")
+	if held == nil || held.Kind() != jsonv.Object {
+		held = jsonv.NewObject(nil, nil)
 	}
-	merged = merged.Owned(jsonv.NewGen())
-	for i := range meta.Len() {
-		name, v := meta.Member(i)
-		if j := merged.Lookup(name); j >= 0 {
-			merged.SetMember(j, v)
-		} else {
-			merged.AddMember(name, v)
-		}
-	}
-	return withMember(o, "metadata", merged)
-}
-
-// stringOr returns s as a JSON string, or nil when ok is false.
-func stringOr(s string, ok bool) *jsonv.Node {
-	if !ok {
-		return nil
-	}
-	return jsonv.NewString(s)
+	return jsonv.WithMember(o, "metadata", jsonv.Merged(held, meta))
 }

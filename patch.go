@@ -1,6 +1,7 @@
 package aguistate
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/aguistate/aguistate/internal/jsonv"
@@ -35,7 +36,7 @@ type operation struct {
 }
 
 // decodePatch checks a whole patch before anything is applied (RFC 6902
-// sections 3 and 4). Every failure wraps ErrMalformedPatch: the patch is not
+// sections 3 and 4). Every failure wraps errMalformedPatch: the patch is not
 // an array, an operation is not an object, "op" is missing, not a string or
 // unknown, "path" (or "from" for move and copy) is missing, not a string or
 // not a JSON Pointer, or "value" is missing for add, replace or test. Other
@@ -44,13 +45,13 @@ type operation struct {
 // A patch of more than lim.ops operations fails with ErrLimit.
 func decodePatch(patch *jsonv.Node, lim limits) ([]operation, error) {
 	if patch == nil || patch.Kind() != jsonv.Array {
-		return nil, fmt.Errorf("%w: the patch is not an array", ErrMalformedPatch)
+		return nil, fmt.Errorf("%w: the patch is not an array", errMalformedPatch)
 	}
 	if lim.ops > 0 && patch.Len() > lim.ops {
 		return nil, fmt.Errorf("%w: the patch has %d operations, more than MaxPatchOps (%d)", ErrLimit, patch.Len(), lim.ops)
 	}
 	ops := make([]operation, patch.Len())
-	for i, n := range patch.Elems() {
+	for i, n := range patch.All() {
 		if err := decodeOperation(n, &ops[i]); err != nil {
 			return nil, &PatchError{Index: i, Op: ops[i].op, Path: ops[i].pathText, From: ops[i].fromText, Err: err}
 		}
@@ -60,18 +61,18 @@ func decodePatch(patch *jsonv.Node, lim limits) ([]operation, error) {
 
 func decodeOperation(n *jsonv.Node, o *operation) error {
 	if n.Kind() != jsonv.Object {
-		return fmt.Errorf("%w: the operation is a %s, not an object", ErrMalformedPatch, n.Kind())
+		return fmt.Errorf("%w: the operation is %s, not an object", errMalformedPatch, n.Kind().Phrase())
 	}
 	// Keep what the operation names, for the error message, before checking it.
 	o.pathText = textMember(n, "path")
 	op := n.Get("op")
 	if op == nil || op.Kind() != jsonv.String {
-		return fmt.Errorf("%w: \"op\" is missing or not a string", ErrMalformedPatch)
+		return fmt.Errorf("%w: \"op\" is missing or not a string", errMalformedPatch)
 	}
 	o.op = op.Text()
 	kind, ok := opKinds[o.op]
 	if !ok {
-		return fmt.Errorf("%w: unknown op %q", ErrMalformedPatch, o.op)
+		return fmt.Errorf("%w: unknown op %s", errMalformedPatch, jsonv.Quote(o.op))
 	}
 	o.kind = kind
 	if kind == opMove || kind == opCopy {
@@ -88,7 +89,7 @@ func decodeOperation(n *jsonv.Node, o *operation) error {
 	}
 	if kind == opAdd || kind == opReplace || kind == opTest {
 		if o.value = n.Get("value"); o.value == nil {
-			return fmt.Errorf("%w: \"value\" is missing", ErrMalformedPatch)
+			return fmt.Errorf("%w: \"value\" is missing", errMalformedPatch)
 		}
 	}
 	return nil
@@ -105,11 +106,11 @@ func textMember(n *jsonv.Node, name string) string {
 func pointerMember(n *jsonv.Node, name string) (string, []string, error) {
 	v := n.Get(name)
 	if v == nil || v.Kind() != jsonv.String {
-		return "", nil, fmt.Errorf("%w: %q is missing or not a string", ErrMalformedPatch, name)
+		return "", nil, fmt.Errorf("%w: %q is missing or not a string", errMalformedPatch, name)
 	}
 	tokens, err := jsonv.ParsePointer(v.Text())
 	if err != nil {
-		return v.Text(), nil, fmt.Errorf("%w: %q: %w", ErrMalformedPatch, name, err)
+		return v.Text(), nil, fmt.Errorf("%w: %q: %w", errMalformedPatch, name, err)
 	}
 	return v.Text(), tokens, nil
 }
@@ -128,7 +129,7 @@ func applyPatch(doc *jsonv.Node, ops []operation, lim limits) (*jsonv.Node, erro
 		err := p.apply(o)
 		switch {
 		case err != nil:
-			err = fmt.Errorf("%w: %s", ErrPatchFailed, err)
+			err = fmt.Errorf("%w: %w", ErrPatchFailed, err)
 		case lim.work > 0 && p.work > lim.work:
 			err = fmt.Errorf("%w: the patch would move or copy more than %d members and elements in all", ErrLimit, lim.work)
 		default:
@@ -152,14 +153,6 @@ type patcher struct {
 	work int // elements, members and index entries moved or copied so far
 }
 
-// failure is an RFC 6902 section 5 error condition; it reads as the end of
-// a sentence.
-type failure string
-
-func (f failure) Error() string { return string(f) }
-
-func failf(format string, args ...any) error { return failure(fmt.Sprintf(format, args...)) }
-
 func (p *patcher) apply(o *operation) error {
 	switch o.kind {
 	case opAdd:
@@ -170,7 +163,7 @@ func (p *patcher) apply(o *operation) error {
 	case opReplace:
 		return p.replace(o.path, o.value)
 	case opTest:
-		v, err := get(p.root, o.path)
+		v, err := jsonv.Resolve(p.root, o.path)
 		if err != nil {
 			return err
 		}
@@ -181,15 +174,15 @@ func (p *patcher) apply(o *operation) error {
 			p.work += v.Size()
 		}
 		if !jsonv.Equal(v, o.value) {
-			return failf("test failed: the value at %q is not equal to \"value\"", o.pathText)
+			return fmt.Errorf("test failed: the value at %s is not equal to \"value\"", jsonv.Quote(o.pathText))
 		}
 		return nil
 	case opMove:
 		if isProperPrefix(o.from, o.path) {
-			return failf("\"from\" %q is a proper prefix of \"path\"", o.fromText)
+			return fmt.Errorf("\"from\" %s is a proper prefix of \"path\"", jsonv.Quote(o.fromText))
 		}
 		if len(o.from) == len(o.path) && isProperPrefixOrEqual(o.from, o.path) {
-			_, err := get(p.root, o.from) // moving a value onto itself changes nothing
+			_, err := jsonv.Resolve(p.root, o.from) // moving a value onto itself changes nothing
 			return err
 		}
 		v, err := p.remove(o.from)
@@ -198,7 +191,7 @@ func (p *patcher) apply(o *operation) error {
 		}
 		return p.add(o.path, v)
 	default: // opCopy
-		v, err := get(p.root, o.from)
+		v, err := jsonv.Resolve(p.root, o.from)
 		if err != nil {
 			return err
 		}
@@ -211,59 +204,6 @@ func (p *patcher) apply(o *operation) error {
 	}
 }
 
-// get returns the value at tokens, failing when it does not exist.
-func get(doc *jsonv.Node, tokens []string) (*jsonv.Node, error) {
-	cur := doc
-	for i, t := range tokens {
-		next, _, err := child(cur, t)
-		if err != nil {
-			return nil, fmt.Errorf("%w (at %q)", err, jsonv.FormatPointer(tokens[:i+1]))
-		}
-		cur = next
-	}
-	return cur, nil
-}
-
-// child returns the member or element of container c named by token t,
-// and its position.
-func child(c *jsonv.Node, t string) (*jsonv.Node, int, error) {
-	switch c.Kind() {
-	case jsonv.Object:
-		if i := c.Lookup(t); i >= 0 {
-			_, v := c.Member(i)
-			return v, i, nil
-		}
-		return nil, 0, failf("no member %q", t)
-	case jsonv.Array:
-		i, err := existingIndex(c, t)
-		if err != nil {
-			return nil, 0, err
-		}
-		return c.Elem(i), i, nil
-	default:
-		return nil, 0, failf("a %s has no member or element %q", c.Kind(), t)
-	}
-}
-
-// existingIndex reads t as the index of an existing element of array a.
-func existingIndex(a *jsonv.Node, t string) (int, error) {
-	if t == "-" {
-		return 0, failf("\"-\" names no existing element")
-	}
-	i, ok := jsonv.ArrayIndex(t, a.Len()-1)
-	if !ok {
-		return 0, badIndex(a, t)
-	}
-	return i, nil
-}
-
-func badIndex(a *jsonv.Node, t string) error {
-	if jsonv.IsArrayIndex(t) {
-		return failf("index %s is out of range for an array of %d elements", t, a.Len())
-	}
-	return failf("%q is not an array index", t)
-}
-
 // parent makes every container from the root down to the parent of the
 // target of tokens owned by this patch, and returns that parent. It records
 // the way down, so that [patcher.done] can bring the sizes and depths of
@@ -273,9 +213,9 @@ func (p *patcher) parent(tokens []string) (*jsonv.Node, error) {
 	p.path = p.path[:0]
 	cur := p.root
 	for i, t := range tokens[:len(tokens)-1] {
-		next, pos, err := child(cur, t)
+		next, pos, err := jsonv.Child(cur, t)
 		if err != nil {
-			return nil, fmt.Errorf("%w (at %q)", err, jsonv.FormatPointer(tokens[:i+1]))
+			return nil, jsonv.At(err, tokens[:i+1])
 		}
 		owned := p.own(next)
 		if owned != next {
@@ -289,7 +229,7 @@ func (p *patcher) parent(tokens []string) (*jsonv.Node, error) {
 		cur = owned
 	}
 	if k := cur.Kind(); k != jsonv.Object && k != jsonv.Array {
-		return nil, failf("the parent %q is a %s, not a container", jsonv.FormatPointer(tokens[:len(tokens)-1]), k)
+		return nil, fmt.Errorf("the parent %s is %s, not a container", jsonv.Quote(jsonv.FormatPointer(tokens[:len(tokens)-1])), k.Phrase())
 	}
 	return cur, nil
 }
@@ -351,11 +291,9 @@ func (p *patcher) add(tokens []string, v *jsonv.Node) error {
 			}
 			return nil
 		}
-		i, ok := c.Len(), t == "-"
-		if !ok {
-			if i, ok = jsonv.ArrayIndex(t, c.Len()); !ok {
-				return badIndex(c, t)
-			}
+		i, err := jsonv.InsertIndex(c, t)
+		if err != nil {
+			return jsonv.At(err, tokens)
 		}
 		p.work += c.InsertElem(i, v)
 		return nil
@@ -365,24 +303,19 @@ func (p *patcher) add(tokens []string, v *jsonv.Node) error {
 // remove implements RFC 6902 section 4.2 and returns the removed value.
 func (p *patcher) remove(tokens []string) (removed *jsonv.Node, err error) {
 	if len(tokens) == 0 {
-		return nil, failf("the whole document cannot be removed")
+		return nil, errors.New("the whole document cannot be removed")
 	}
 	err = p.edit(tokens, func(c *jsonv.Node, t string) error {
-		if c.Kind() == jsonv.Object {
-			i := c.Lookup(t)
-			if i < 0 {
-				return failf("no member %q to remove", t)
-			}
-			_, removed = c.Member(i)
-			p.work += c.RemoveMember(i)
-			return nil
-		}
-		i, err := existingIndex(c, t)
+		v, i, err := jsonv.Child(c, t)
 		if err != nil {
-			return err
+			return jsonv.At(err, tokens)
 		}
-		removed = c.Elem(i)
-		p.work += c.RemoveElem(i)
+		removed = v
+		if c.Kind() == jsonv.Object {
+			p.work += c.RemoveMember(i)
+		} else {
+			p.work += c.RemoveElem(i)
+		}
 		return nil
 	})
 	return removed, err
@@ -396,19 +329,15 @@ func (p *patcher) replace(tokens []string, v *jsonv.Node) error {
 		return nil
 	}
 	return p.edit(tokens, func(c *jsonv.Node, t string) error {
-		if c.Kind() == jsonv.Object {
-			i := c.Lookup(t)
-			if i < 0 {
-				return failf("no member %q to replace", t)
-			}
-			p.work += c.SetMember(i, v)
-			return nil
-		}
-		i, err := existingIndex(c, t)
+		_, i, err := jsonv.Child(c, t)
 		if err != nil {
-			return err
+			return jsonv.At(err, tokens)
 		}
-		p.work += c.SetElem(i, v)
+		if c.Kind() == jsonv.Object {
+			p.work += c.SetMember(i, v)
+		} else {
+			p.work += c.SetElem(i, v)
+		}
 		return nil
 	})
 }

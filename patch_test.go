@@ -128,7 +128,7 @@ func TestDecodePatchMalformed(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := decodePatch(mustParse(t, tt.patch), limits{})
-			assert.ErrorIs(t, err, ErrMalformedPatch, tt.reason)
+			assert.ErrorIs(t, err, errMalformedPatch, tt.reason)
 			assert.NotErrorIs(t, err, ErrPatchFailed)
 		})
 	}
@@ -176,7 +176,7 @@ func TestCopyNeverMakesACycle(t *testing.T) {
 func TestPatchErrorText(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ doc, patch, want string }{
-		{`{}`, `[{"op":"remove","path":"/zz","from":"/a"}]`, `operation 0 (remove "/zz"): patch failed to apply: no member "zz" to remove`},
+		{`{}`, `[{"op":"remove","path":"/zz","from":"/a"}]`, `operation 0 (remove "/zz"): patch failed to apply: no member "zz" (at "/zz")`},
 		{`[1]`, `[{"op":"replace","path":"/99999999999999999999","value":0}]`, `index 99999999999999999999 is out of range for an array of 1 elements`},
 		{`[1]`, `[{"op":"replace","path":"/01","value":0}]`, `"01" is not an array index`},
 		{`{}`, `[{"op":"merge","path":"/a"}]`, `operation 0 (merge "/a"): malformed patch: unknown op "merge"`},
@@ -300,10 +300,10 @@ func FuzzApplyPatch(f *testing.F) {
 		}
 		if err != nil {
 			var pe *PatchError
-			if !errors.As(err, &pe) && !errors.Is(err, ErrMalformedPatch) {
+			if !errors.As(err, &pe) && !errors.Is(err, errMalformedPatch) {
 				t.Fatalf("error is not ours: %v", err)
 			}
-			if !errors.Is(err, ErrMalformedPatch) && !errors.Is(err, ErrPatchFailed) {
+			if !errors.Is(err, errMalformedPatch) && !errors.Is(err, ErrPatchFailed) {
 				t.Fatalf("error wraps no sentinel: %v", err)
 			}
 		}

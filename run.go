@@ -6,8 +6,9 @@ import (
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
-// runStarted starts a run (AG-UI RUN_STARTED): it records the thread and run
-// ids and applies the event's optional "input" as [Consumer.StartRun] does.
+// runStarted starts a run (AG-UI RUN_STARTED): it records the thread and
+// run ids and applies the event's optional "input" as [Consumer.StartRun]
+// does.
 func (t *txn) runStarted(ev *jsonv.Node) error {
 	f := eventFields(ev)
 	thread, run := f.str("threadId"), f.str("runId")
@@ -17,43 +18,36 @@ func (t *txn) runStarted(ev *jsonv.Node) error {
 		return f.err
 	}
 	if input != nil {
-		if err := t.runInput(input); err != nil {
+		in, err := readRunInput(input)
+		if err != nil {
 			return err
 		}
+		t.runInput(in)
 	}
 	t.next.threadID, t.next.runID = thread, run
 	return nil
 }
 
-// runInput applies a RunAgentInput: its "state", when present, becomes the
-// state and the baseline of the run's deltas, and ends any divergence (spec,
-// STATE_DELTA: "at the start of a run, the input's state"); its messages that
-// are not held (by id) are appended in order, the first of two with one id
-// winning; its string "threadId" and "runId" are recorded.
-func (t *txn) runInput(input *jsonv.Node) error {
-	if s := input.Get("state"); s != nil {
-		t.next.state, t.next.diverged = s, false
+// runInput applies a run's input. Its state, when present, becomes the
+// state and the baseline of the run's deltas, and ends divergence (spec,
+// STATE_DELTA: "at the start of a run, the input's state"). Its messages
+// that are not held (by id) are appended in order; the first of two with
+// one id wins. Its thread and run ids, when not empty, are recorded.
+func (t *txn) runInput(in RunAgentInput) {
+	if in.State.n != nil {
+		t.next.state, t.next.diverged = in.State.n, false
 	}
-	if id := input.Get("threadId"); id != nil && id.Kind() == jsonv.String {
-		t.next.threadID = id.Text()
+	if in.ThreadID != "" {
+		t.next.threadID = in.ThreadID
 	}
-	if id := input.Get("runId"); id != nil && id.Kind() == jsonv.String {
-		t.next.runID = id.Text()
+	if in.RunID != "" {
+		t.next.runID = in.RunID
 	}
-	ms := input.Get("messages")
-	if ms == nil {
-		return nil
-	}
-	add, err := decodeMessages(ms, true)
-	if err != nil {
-		return err
-	}
-	for _, m := range add {
+	for _, m := range in.Messages {
 		if _, _, held := t.message(m.ID); !held || m.ID == "" {
 			t.appendMessage(m)
 		}
 	}
-	return nil
 }
 
 // runFinished ends a run (AG-UI RUN_FINISHED). An outcome of type
@@ -78,12 +72,12 @@ func (t *txn) runFinished(ev *jsonv.Node) error {
 		return fmt.Errorf("%w (in \"outcome\")", o.err)
 	}
 	pending := make([]*jsonv.Node, list.Len())
-	for i, in := range list.Elems() {
+	for i, in := range list.All() {
 		if in.Kind() != jsonv.Object {
-			return fmt.Errorf("%w: outcome: interrupt %d is a %s, not an object", ErrMalformedEvent, i, in.Kind())
+			return fmt.Errorf("%w: outcome: interrupt %d is %s, not an object", ErrMalformedEvent, i, in.Kind().Phrase())
 		}
 		if sub := in.Get("subagentRunId"); sub != nil && sub.Kind() == jsonv.Null {
-			in = withoutMember(in, "subagentRunId")
+			in = jsonv.WithoutMember(in, "subagentRunId")
 		}
 		pending[i] = in
 	}

@@ -109,9 +109,9 @@ func TestVectors(t *testing.T) {
 				if err := c.Apply(ev); err != nil {
 					var ee *EventError
 					require.ErrorAs(t, err, &ee)
-					assert.Equal(t, i+1, ee.Index, "position in the error")
-					assert.True(t, errors.Is(err, ErrMalformedEvent) || errors.Is(err, ErrMalformedPatch) ||
-						errors.Is(err, ErrMalformedMessages), "fatal error class: %v", err)
+					assert.Equal(t, i+1, ee.Position, "position in the error")
+					assert.True(t, errors.Is(err, ErrMalformedEvent) || errors.Is(err, errMalformedPatch) ||
+						errors.Is(err, errMalformedMessages), "fatal error class: %v", err)
 					fatalAt = i
 					break
 				}

@@ -8,7 +8,7 @@ import (
 	"io"
 	"iter"
 
-	"github.com/aguistate/aguistate/internal/sse"
+	"github.com/aguistate/aguistate/internal/framing"
 )
 
 // ReadEvents returns an iterator over the JSON text of each event in r,
@@ -33,7 +33,7 @@ import (
 // passed over. An event longer than opts.MaxEventSize bytes (default
 // 16 MiB) gives an *EventError wrapping [ErrLimit]; a JSON
 // array stream with broken framing gives one wrapping [ErrMalformedEvent];
-// an error from r is wrapped as it is. EventError.Index counts events in r
+// an error from r is wrapped as it is. EventError.Position counts events in r
 // from 1. The text itself is not checked: [Consumer.Apply] does that.
 func ReadEvents(r io.Reader, opts *Options) iter.Seq2[[]byte, error] {
 	var o Options
@@ -42,7 +42,7 @@ func ReadEvents(r io.Reader, opts *Options) iter.Seq2[[]byte, error] {
 	}
 	max := o.withDefaults().MaxEventSize
 	return func(yield func([]byte, error) bool) {
-		for text, err := range sse.Read(r, sse.FormatAuto, max) {
+		for text, err := range framing.Read(r, framing.Auto, max) {
 			if err != nil {
 				yield(nil, framingError(err))
 				return
@@ -57,18 +57,19 @@ func ReadEvents(r io.Reader, opts *Options) iter.Seq2[[]byte, error] {
 	}
 }
 
-// framingError turns an internal/sse error into an *EventError.
+// framingError turns a framing error into an *EventError, keeping its
+// cause (a *json.SyntaxError, the reader's error) in the chain.
 func framingError(err error) error {
-	var se *sse.Error
-	if !errors.As(err, &se) {
-		return err
+	var fe *framing.Error
+	if !errors.As(err, &fe) {
+		return apiError(err)
 	}
-	ee := &EventError{Index: se.Event, Err: se.Err}
+	ee := &EventError{Position: fe.Event, Err: fe.Err}
 	switch {
-	case errors.Is(err, sse.ErrTooLarge):
-		ee.Err = fmt.Errorf("%w: %s", ErrLimit, trim(se.Err))
-	case errors.Is(err, sse.ErrSyntax):
-		ee.Err = fmt.Errorf("%w: %s", ErrMalformedEvent, trim(se.Err))
+	case errors.Is(err, framing.ErrTooLarge):
+		ee.Err = fmt.Errorf("%w: %w", ErrLimit, fe.Err)
+	case errors.Is(err, framing.ErrSyntax):
+		ee.Err = fmt.Errorf("%w: %w", ErrMalformedEvent, fe.Err)
 	}
 	return ee
 }
@@ -85,7 +86,7 @@ func (c *Consumer) Run(ctx context.Context, r io.Reader) error {
 		if err != nil {
 			var ee *EventError
 			if errors.As(err, &ee) {
-				ee.Index = c.cur.Load().events + 1
+				ee.Position = c.cur.Load().nextPosition()
 			}
 			return err
 		}

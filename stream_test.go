@@ -17,7 +17,7 @@ func TestReadEvents(t *testing.T) {
 		name, in string
 		want     []string
 		err      error // nil, or the sentinel the last yield wraps
-		index    int   // the error's EventError.Index
+		index    int   // the error's EventError.Position
 		reason   string
 	}{
 		{name: "sse", in: "data: {\"type\":\"A\"}\n\ndata:{\"type\":\"B\"}\r\n\r\n", want: []string{`{"type":"A"}`, `{"type":"B"}`}, reason: "WHATWG framing"},
@@ -54,7 +54,7 @@ func TestReadEvents(t *testing.T) {
 			require.ErrorIs(t, err, tt.err, tt.reason)
 			var ee *EventError
 			require.ErrorAs(t, err, &ee)
-			assert.Equal(t, tt.index, ee.Index)
+			assert.Equal(t, tt.index, ee.Position)
 		})
 	}
 }
@@ -68,7 +68,7 @@ func TestRunCountsFromTheConsumer(t *testing.T) {
 	err := c.Run(context.Background(), strings.NewReader("{\"type\":\"CUSTOM\"}\n{\"type\":\""+strings.Repeat("x", 80)+"\"}\n"))
 	var ee *EventError
 	require.ErrorAs(t, err, &ee)
-	assert.Equal(t, 3, ee.Index, "two events before it: one applied alone, one by Run")
+	assert.Equal(t, 3, ee.Position, "two events before it: one applied alone, one by Run")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -46,7 +46,7 @@ func (t *txn) openText(id, role string, name, sub, meta *jsonv.Node) {
 		t.setMessage(i, messageOf(mergeMetadata(m.v, meta)))
 		return
 	}
-	v := newObject([]string{"id", "role", "content", "name", "subagentRunId"},
+	v := jsonv.NewObjectOf([]string{"id", "role", "content", "name", "subagentRunId"},
 		jsonv.NewString(id), jsonv.NewString(role), jsonv.NewString(""), name, sub)
 	t.appendMessage(Message{ID: id, Role: role, v: mergeMetadata(v, meta)})
 }
@@ -71,7 +71,7 @@ func (t *txn) appendText(id, delta string, meta *jsonv.Node) {
 	if !ok {
 		return
 	}
-	v := withMember(m.v, "content", t.concatText(m.v.Get("content"), delta))
+	v := jsonv.WithMember(m.v, "content", t.concatText(m.v.Get("content"), delta))
 	t.setMessage(i, messageOf(mergeMetadata(v, meta)))
 }
 
@@ -121,11 +121,11 @@ func (t *txn) encryptedValue(ev *jsonv.Node) error {
 			t.noTarget("no tool call %q in an assistant message", id)
 			return nil
 		}
-		t.setToolCall(tc, withMember(tc.call, "encryptedValue", val))
+		t.setToolCall(tc, jsonv.WithMember(tc.call, "encryptedValue", val))
 		return nil
 	}
 	if m, i, ok := t.textTarget(id); ok {
-		t.setMessage(i, messageOf(withMember(m.v, "encryptedValue", val)))
+		t.setMessage(i, messageOf(jsonv.WithMember(m.v, "encryptedValue", val)))
 	}
 	return nil
 }

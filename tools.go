@@ -8,11 +8,6 @@ import (
 // lives in the "toolCalls" array of an assistant message as
 // {id, type: "function", function: {name, arguments}, metadata?}.
 
-const (
-	roleAssistant = "assistant"
-	roleTool      = "tool"
-)
-
 // toolCallRef locates one tool call: the position of its message, the
 // message's "toolCalls" array, and the call's index and object in it.
 type toolCallRef struct {
@@ -33,7 +28,7 @@ func (t *txn) findToolCall(id, role string) (toolCallRef, bool) {
 		if calls == nil || calls.Kind() != jsonv.Array {
 			continue
 		}
-		for ci, c := range calls.Elems() {
+		for ci, c := range calls.All() {
 			if cid := c.Get("id"); cid != nil && cid.Kind() == jsonv.String && cid.Text() == id {
 				return toolCallRef{msg: mi, calls: calls, i: ci, call: c}, true
 			}
@@ -48,7 +43,7 @@ func (t *txn) setToolCall(r toolCallRef, call *jsonv.Node) {
 		return
 	}
 	m := t.next.messages[r.msg]
-	t.setMessage(r.msg, messageOf(withMember(m.v, "toolCalls", withElem(r.calls, r.i, call))))
+	t.setMessage(r.msg, messageOf(jsonv.WithMember(m.v, "toolCalls", jsonv.WithElem(r.calls, r.i, call))))
 }
 
 // toolStart applies TOOL_CALL_START. A tool call whose id is already held
@@ -75,9 +70,9 @@ func (t *txn) startToolCall(id, name, parent string, sub, meta *jsonv.Node) {
 		t.noTarget("tool call %q already exists", id)
 		return
 	}
-	call := mergeMetadata(newObject([]string{"id", "type", "function"},
+	call := mergeMetadata(jsonv.NewObjectOf([]string{"id", "type", "function"},
 		jsonv.NewString(id), jsonv.NewString("function"),
-		newObject([]string{"name", "arguments"}, jsonv.NewString(name), jsonv.NewString(""))), meta)
+		jsonv.NewObjectOf([]string{"name", "arguments"}, jsonv.NewString(name), jsonv.NewString(""))), meta)
 	owner := id
 	if parent != "" {
 		if m, _, held := t.message(parent); !held || m.Role == roleAssistant {
@@ -87,17 +82,17 @@ func (t *txn) startToolCall(id, name, parent string, sub, meta *jsonv.Node) {
 	m, i, held := t.message(owner)
 	switch {
 	case !held:
-		v := newObject([]string{"id", "role", "toolCalls", "subagentRunId"},
+		v := jsonv.NewObjectOf([]string{"id", "role", "toolCalls", "subagentRunId"},
 			jsonv.NewString(owner), jsonv.NewString(roleAssistant), jsonv.NewArray([]*jsonv.Node{call}), sub)
 		t.appendMessage(Message{ID: owner, Role: roleAssistant, v: v})
 	case m.Role != roleAssistant:
 		t.noTarget("message %q for tool call %q is a %q message, not an assistant's", owner, id, m.Role)
 	default:
-		calls := []*jsonv.Node{call}
-		if old := m.v.Get("toolCalls"); old != nil && old.Kind() == jsonv.Array {
-			calls = append(append(make([]*jsonv.Node, 0, old.Len()+1), old.Elems()...), call)
+		calls := jsonv.NewArray([]*jsonv.Node{call})
+		if held := m.v.Get("toolCalls"); held != nil && held.Kind() == jsonv.Array {
+			calls = jsonv.WithAppended(held, call)
 		}
-		t.setMessage(i, messageOf(withMember(m.v, "toolCalls", jsonv.NewArray(calls))))
+		t.setMessage(i, messageOf(jsonv.WithMember(m.v, "toolCalls", calls)))
 	}
 }
 
@@ -125,8 +120,8 @@ func (t *txn) appendToolArgs(id, delta string, meta *jsonv.Node) {
 		t.noTarget("tool call %q has no \"function\" object", id)
 		return
 	}
-	fn = withMember(fn, "arguments", t.concatText(fn.Get("arguments"), delta))
-	t.setToolCall(r, mergeMetadata(withMember(r.call, "function", fn), meta))
+	fn = jsonv.WithMember(fn, "arguments", t.concatText(fn.Get("arguments"), delta))
+	t.setToolCall(r, mergeMetadata(jsonv.WithMember(r.call, "function", fn), meta))
 }
 
 // toolEnd applies TOOL_CALL_END: the call takes the event's metadata.
@@ -163,7 +158,7 @@ func (t *txn) toolResult(ev *jsonv.Node) error {
 	if f.err != nil {
 		return f.err
 	}
-	v := mergeMetadata(newObject([]string{"id", "toolCallId", "role", "content", "subagentRunId"},
+	v := mergeMetadata(jsonv.NewObjectOf([]string{"id", "toolCallId", "role", "content", "subagentRunId"},
 		jsonv.NewString(id), jsonv.NewString(callID), jsonv.NewString(role), content, sub), meta)
 	msg := Message{ID: id, Role: role, v: v}
 	if old, i, held := t.message(id); held {

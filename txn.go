@@ -23,10 +23,6 @@ type txn struct {
 	touched                  []Message // messages added or replaced, for the limits
 }
 
-func newTxn(old *view, opts *Options) *txn {
-	return &txn{old: old, next: *old, opts: opts, concat: new(jsonv.Concat)}
-}
-
 // concatText returns the string s (nil for none, or a value that is not a
 // string, which is replaced) followed by piece, in time proportional to
 // piece.

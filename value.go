@@ -33,11 +33,11 @@ func (v Value) String() string { return string(jsonv.Marshal(v.node())) }
 // UnmarshalJSON sets v to the JSON value in data, parsed as strictly as an
 // event is (no duplicate member names, nesting at most 1000 deep) and kept
 // exactly, so that a [RunAgentInput] decoded with encoding/json keeps its
-// state digit for digit. It returns an error wrapping [ErrDecode].
+// state digit for digit. It returns an error wrapping [errDecode].
 func (v *Value) UnmarshalJSON(data []byte) error {
 	n, err := jsonv.Parse(data, 0)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrDecode, err)
+		return fmt.Errorf("%w: %w", errDecode, err)
 	}
 	v.n = n
 	return nil

@@ -15,3 +15,7 @@ type view struct {
 	interrupts      []*jsonv.Node // pending interrupts of the last run; never edited
 	chunks          []chunkStream // open chunk streams, one per lane; never edited
 }
+
+// nextPosition is the position of the next event given to the Consumer
+// (see [Event].Position): one more than the events it has been given.
+func (v *view) nextPosition() int { return v.events + 1 }

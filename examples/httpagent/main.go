@@ -29,7 +29,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/aguistate/aguistate"
@@ -63,7 +62,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	runError := false
 	c.Subscribe(func(ch aguistate.Change) {
 		if ch.Warning != nil {
-			fmt.Fprintln(stderr, "warning:", strings.TrimPrefix(ch.Warning.Error(), "aguistate: "))
+			fmt.Fprintln(stderr, "warning:", ch.Warning)
 		}
 		if ch.Event.Type == "RUN_ERROR" {
 			runError = true
@@ -74,7 +73,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *inputPath != "" {
 		var err error
 		if base, err = loadInput(c, *inputPath); err != nil {
-			fmt.Fprintln(stderr, "error:", strings.TrimPrefix(err.Error(), "aguistate: "))
+			fmt.Fprintln(stderr, "error:", err)
 			return 2
 		}
 	}
@@ -88,7 +87,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	status := 0
 	if err := c.RunAgent(ctx, nil, *url, input); err != nil {
-		fmt.Fprintln(stderr, "error:", strings.TrimPrefix(err.Error(), "aguistate: "))
+		fmt.Fprintln(stderr, "error:", err)
 		status = 1
 	} else if runError {
 		status = 1

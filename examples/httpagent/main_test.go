@@ -93,7 +93,7 @@ func TestRun(t *testing.T) {
 		status:     http.StatusOK,
 		events:     []string{`{"type":"STATE_DELTA","delta":[{"op":"remove","path":"/missing"}]}`, finished},
 		wantStatus: 0,
-		wantStderr: "warning: event 2 (STATE_DELTA): operation 0 (remove \"/missing\"): patch failed to apply: ",
+		wantStderr: "warning: aguistate: event 2 (STATE_DELTA): operation 0 (remove \"/missing\"): patch failed to apply: ",
 	}, {
 		name:       "RUN_ERROR",
 		reason:     "a run the agent ends with RUN_ERROR is reported and fails the command",
@@ -107,14 +107,14 @@ func TestRun(t *testing.T) {
 		status:     http.StatusOK,
 		wantStatus: 1,
 		wantStdout: "{\n  \"state\": {\n    \"sent\": {}\n  },\n  \"messages\": []\n}\n",
-		wantStderr: "error: the stream ended before RUN_FINISHED or RUN_ERROR\n",
+		wantStderr: "error: aguistate: the stream ended before RUN_FINISHED or RUN_ERROR\n",
 	}, {
 		name:       "HTTP error",
 		reason:     "a non-2xx answer is reported with its body",
 		status:     http.StatusInternalServerError,
 		wantStatus: 1,
 		wantStdout: "{\n  \"state\": {},\n  \"messages\": []\n}\n",
-		wantStderr: "error: agent answered 500 Internal Server Error: agent is down\n",
+		wantStderr: "error: aguistate: agent answered 500 Internal Server Error: agent is down\n",
 	}, {
 		name:       "unreadable input",
 		reason:     "a missing input file is a usage error",

@@ -32,7 +32,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/aguistate/aguistate"
 )
@@ -64,7 +63,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := aguistate.New(nil)
 	c.Subscribe(func(ch aguistate.Change) {
 		if ch.Warning != nil {
-			fmt.Fprintln(stderr, "warning:", strings.TrimPrefix(ch.Warning.Error(), "aguistate: "))
+			fmt.Fprintln(stderr, "warning:", ch.Warning)
 		}
 	})
 	if *inputPath != "" {
@@ -74,7 +73,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 		if err := c.StartRun(input); err != nil {
-			fmt.Fprintf(stderr, "error: %s: %s\n", *inputPath, strings.TrimPrefix(err.Error(), "aguistate: "))
+			fmt.Fprintf(stderr, "error: %s: %s\n", *inputPath, err)
 			return 2
 		}
 		if err := json.Unmarshal(input, &base); err != nil {
@@ -97,7 +96,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	status := 0
 	if err := c.Run(context.Background(), stream); err != nil {
-		fmt.Fprintln(stderr, "error:", strings.TrimPrefix(err.Error(), "aguistate: "))
+		fmt.Fprintln(stderr, "error:", err)
 		status = 1
 	}
 	for _, in := range c.Interrupts() {

@@ -100,14 +100,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	c := aguistate.New(nil)
 	c.Subscribe(func(ch aguistate.Change) {
 		if ch.Warning != nil {
-			fmt.Fprintln(stderr, "warning:", strings.TrimPrefix(ch.Warning.Error(), "aguistate: "))
+			fmt.Fprintln(stderr, "warning:", ch.Warning)
 		}
-		if !ch.State {
+		if !ch.StateChanged {
 			return
 		}
 		recipe, err := check(schema, c.State())
 		if err != nil {
-			fmt.Fprintf(stderr, "rejected: event %d: %s\n", ch.Event.Index, err)
+			fmt.Fprintf(stderr, "rejected: event %d: %s\n", ch.Event.Position, err)
 			return
 		}
 		title := recipe.Title
@@ -123,7 +123,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		if err := c.StartRun(input); err != nil {
-			fmt.Fprintf(stderr, "error: %s: %s\n", *inputPath, strings.TrimPrefix(err.Error(), "aguistate: "))
+			fmt.Fprintf(stderr, "error: %s: %s\n", *inputPath, err)
 			return 2
 		}
 	}
@@ -136,7 +136,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	status := 0
 	if err := c.Run(context.Background(), f); err != nil {
-		fmt.Fprintln(stderr, "error:", strings.TrimPrefix(err.Error(), "aguistate: "))
+		fmt.Fprintln(stderr, "error:", err)
 		status = 1
 	}
 
@@ -183,7 +183,7 @@ func check(schema *jsonschema.Schema, state aguistate.Value) (Recipe, error) {
 		return recipe, err
 	}
 	if err := state.Decode("/recipe", &recipe); err != nil {
-		return recipe, errors.New(strings.TrimPrefix(err.Error(), "aguistate: "))
+		return recipe, err
 	}
 	return recipe, nil
 }

@@ -63,7 +63,7 @@ func TestRun(t *testing.T) {
 			stderr: []string{
 				"rejected: event 4: /recipe/prep_time_minutes: minimum: got -5, want 0",
 				"rejected: event 8: /recipe/prep_time_minutes: got string, want integer",
-				`warning: event 9 (STATE_DELTA): operation 0 (remove "/recipe/garnish"): patch failed to apply: no member "garnish" to remove`,
+				`warning: aguistate: event 9 (STATE_DELTA): operation 0 (remove "/recipe/garnish"): patch failed to apply: no member "garnish" (at "/recipe/garnish")`,
 			},
 		},
 		{
@@ -72,8 +72,8 @@ func TestRun(t *testing.T) {
 			args:   []string{exponentStream},
 			status: 1,
 			stderr: []string{
-				`rejected: event 1: cannot decode value: "/recipe": json: cannot unmarshal number 1e1 into Go struct field Recipe.prep_time_minutes of type int`,
-				`rejected: final state: cannot decode value: "/recipe": json: cannot unmarshal number 1e1 into Go struct field Recipe.prep_time_minutes of type int`,
+				`rejected: event 1: aguistate: cannot decode "/recipe": json: cannot unmarshal number 1e1 into Go struct field Recipe.prep_time_minutes of type int`,
+				`rejected: final state: aguistate: cannot decode "/recipe": json: cannot unmarshal number 1e1 into Go struct field Recipe.prep_time_minutes of type int`,
 			},
 		},
 		{
@@ -86,7 +86,7 @@ func TestRun(t *testing.T) {
 				"rejected: event 3: /recipe/title: minLength: got 12, want 20",
 				"rejected: event 4: /recipe/title: minLength: got 12, want 20",
 				"rejected: event 8: /recipe/title: minLength: got 12, want 20",
-				`warning: event 9 (STATE_DELTA): operation 0 (remove "/recipe/garnish"): patch failed to apply: no member "garnish" to remove`,
+				`warning: aguistate: event 9 (STATE_DELTA): operation 0 (remove "/recipe/garnish"): patch failed to apply: no member "garnish" (at "/recipe/garnish")`,
 				"rejected: event 10: /recipe/title: minLength: got 12, want 20",
 				"rejected: final state: /recipe/title: minLength: got 12, want 20",
 			},

@@ -47,7 +47,7 @@ func Parse(data []byte, maxDepth int) (*Node, error) {
 	}
 	p.skipSpace()
 	if p.pos < len(p.data) {
-		return nil, p.fail(ErrSyntax, "data after the value")
+		return nil, p.fail(ErrSyntax, "expected the end of the input after the value, found %s", p.found())
 	}
 	return n, nil
 }
@@ -97,13 +97,31 @@ func (p *parser) value(depth int) (*Node, error) {
 	case c == 'n':
 		return nullNode, p.literal("null")
 	default:
-		return nil, p.fail(ErrSyntax, "unexpected character %q", c)
+		return nil, p.fail(ErrSyntax, "expected a value, found %s", p.found())
 	}
+}
+
+// found describes the input at the current position for a message: a
+// printable ASCII character in quotes, another character by its code
+// point, a byte that is not UTF-8 by its value, or the end of the input.
+func (p *parser) found() string {
+	if p.pos >= len(p.data) {
+		return "the end of the input"
+	}
+	c := p.data[p.pos]
+	if c >= 0x20 && c < 0x7F {
+		return "'" + string(c) + "'"
+	}
+	r, size := utf8.DecodeRune(p.data[p.pos:])
+	if r == utf8.RuneError && size <= 1 {
+		return fmt.Sprintf("byte 0x%02X", c)
+	}
+	return fmt.Sprintf("%U", r)
 }
 
 func (p *parser) literal(word string) error {
 	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
-		return p.fail(ErrSyntax, "invalid literal, want %s", word)
+		return p.fail(ErrSyntax, "invalid literal, expected %s", word)
 	}
 	p.pos += len(word)
 	return nil
@@ -125,7 +143,7 @@ func (p *parser) object(depth int) (*Node, error) {
 	for {
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			return nil, p.fail(ErrSyntax, "want a member name")
+			return nil, p.fail(ErrSyntax, "expected a member name, found %s", p.found())
 		}
 		at := p.pos
 		name, err := p.string()
@@ -134,11 +152,11 @@ func (p *parser) object(depth int) (*Node, error) {
 		}
 		if dup := isDuplicate(name, names, &seen); dup {
 			p.pos = at
-			return nil, p.fail(ErrDuplicateName, "member %q appears twice", name)
+			return nil, p.fail(ErrDuplicateName, "member %s appears twice", Quote(name))
 		}
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return nil, p.fail(ErrSyntax, "want ':' after member name")
+			return nil, p.fail(ErrSyntax, "expected ':' after a member name, found %s", p.found())
 		}
 		p.pos++
 		p.skipSpace()
@@ -158,7 +176,7 @@ func (p *parser) object(depth int) (*Node, error) {
 			p.pos++
 			return NewObject(names, vals), nil
 		default:
-			return nil, p.fail(ErrSyntax, "want ',' or '}' in object")
+			return nil, p.fail(ErrSyntax, "expected ',' or '}' in an object, found %s", p.found())
 		}
 	}
 }
@@ -215,7 +233,7 @@ func (p *parser) array(depth int) (*Node, error) {
 			p.pos++
 			return NewArray(elems), nil
 		default:
-			return nil, p.fail(ErrSyntax, "want ',' or ']' in array")
+			return nil, p.fail(ErrSyntax, "expected ',' or ']' in an array, found %s", p.found())
 		}
 	}
 }
@@ -230,10 +248,13 @@ func (p *parser) number() (*Node, error) {
 	switch {
 	case p.pos < len(d) && d[p.pos] == '0':
 		p.pos++
+		if p.pos < len(d) && d[p.pos] >= '0' && d[p.pos] <= '9' {
+			return nil, p.fail(ErrSyntax, "invalid number: a leading zero")
+		}
 	case p.pos < len(d) && d[p.pos] >= '1' && d[p.pos] <= '9':
 		p.digits()
 	default:
-		return nil, p.fail(ErrSyntax, "invalid number")
+		return nil, p.fail(ErrSyntax, "invalid number: expected a digit, found %s", p.found())
 	}
 	if p.pos < len(d) && d[p.pos] == '.' {
 		p.pos++
@@ -356,8 +377,8 @@ func (p *parser) escape(buf []byte) ([]byte, error) {
 		}
 		return utf8.AppendRune(buf, r), nil
 	}
-	p.pos -= 2
-	return nil, p.fail(ErrSyntax, "invalid escape \\%c", c)
+	p.pos--
+	return nil, p.fail(ErrSyntax, "invalid escape: '\\' followed by %s", p.found())
 }
 
 func (p *parser) hex4() (rune, bool) {

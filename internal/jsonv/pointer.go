@@ -1,3 +1,5 @@
+// JSON Pointers (RFC 6901): parsing, escaping, and evaluation against a value.
+
 package jsonv
 
 import (
@@ -10,9 +12,9 @@ import (
 var ErrPointer = errors.New("not a JSON Pointer")
 
 // ParsePointer splits a JSON Pointer into its unescaped reference tokens
-// (RFC 6901 sections 3 and 4): "" is the whole document and gives no tokens;
-// any other pointer starts with "/", and "~" in it is followed only by "0"
-// (for "~") or "1" (for "/").
+// (RFC 6901 sections 3 and 4). "" is the whole document and has no tokens.
+// Any other pointer starts with "/", and "~" in it is followed by "0" (for
+// "~") or "1" (for "/"). Failures wrap [ErrPointer].
 func ParsePointer(s string) ([]string, error) {
 	if s == "" {
 		return nil, nil
@@ -46,6 +48,27 @@ func ParsePointer(s string) ([]string, error) {
 	return tokens, nil
 }
 
+var tokenEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+// EscapeToken escapes a member name as a reference token (RFC 6901 section
+// 3): "~" becomes "~0" and "/" becomes "~1".
+func EscapeToken(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return tokenEscaper.Replace(s)
+}
+
+// FormatPointer joins reference tokens back into a JSON Pointer.
+func FormatPointer(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(EscapeToken(t))
+	}
+	return b.String()
+}
+
 // ArrayIndex reads a reference token as an array index (RFC 6901 section 4):
 // "0", or a digit 1 to 9 followed by digits, with no sign and no leading
 // zero. It reports false for anything else, including "-", and for indexes
@@ -65,8 +88,7 @@ func ArrayIndex(token string, max int) (int, bool) {
 }
 
 // IsArrayIndex reports whether token has the form of an array index (RFC
-// 6901 section 4: "0", or a digit 1 to 9 followed by digits), whatever its
-// size.
+// 6901 section 4), whatever its size.
 func IsArrayIndex(token string) bool {
 	if token == "" || (len(token) > 1 && token[0] == '0') {
 		return false
@@ -79,12 +101,76 @@ func IsArrayIndex(token string) bool {
 	return true
 }
 
-// FormatPointer joins reference tokens back into a JSON Pointer.
-func FormatPointer(tokens []string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(t))
+// Resolve returns the value that tokens name in root (RFC 6901 section 4).
+// The error names the first token that names nothing, and where.
+func Resolve(root *Node, tokens []string) (*Node, error) {
+	cur := root
+	for i, t := range tokens {
+		next, _, err := Child(cur, t)
+		if err != nil {
+			return nil, At(err, tokens[:i+1])
+		}
+		cur = next
 	}
-	return b.String()
+	return cur, nil
+}
+
+// Child returns the member or element of c that reference token t names,
+// and its position among c's members or elements. It fails when c is not a
+// container or has no such child: "-" and an index out of range name no
+// element.
+func Child(c *Node, t string) (*Node, int, error) {
+	switch c.Kind() {
+	case Object:
+		if i := c.Lookup(t); i >= 0 {
+			return c.obj.vals[i], i, nil
+		}
+		return nil, 0, fmt.Errorf("no member %s", Quote(t))
+	case Array:
+		i, err := ElemIndex(c, t)
+		if err != nil {
+			return nil, 0, err
+		}
+		return c.Elem(i), i, nil
+	default:
+		return nil, 0, fmt.Errorf("%s has no member or element %s", c.Kind().Phrase(), Quote(t))
+	}
+}
+
+// ElemIndex reads t as the index of an element of array a.
+func ElemIndex(a *Node, t string) (int, error) {
+	if t == "-" {
+		return 0, errors.New(`"-" names no element`)
+	}
+	i, ok := ArrayIndex(t, a.Len()-1)
+	if !ok {
+		return 0, badIndex(a, t)
+	}
+	return i, nil
+}
+
+// InsertIndex reads t as the position of a new element of array a (RFC
+// 6902 section 4.1): an index from 0 to a's length, or "-" for its length.
+func InsertIndex(a *Node, t string) (int, error) {
+	if t == "-" {
+		return a.Len(), nil
+	}
+	i, ok := ArrayIndex(t, a.Len())
+	if !ok {
+		return 0, badIndex(a, t)
+	}
+	return i, nil
+}
+
+func badIndex(a *Node, t string) error {
+	if IsArrayIndex(t) {
+		return fmt.Errorf("index %s is out of range for an array of %d elements", Shorten(t), a.Len())
+	}
+	return fmt.Errorf("%s is not an array index", Quote(t))
+}
+
+// At adds to err the pointer of the tokens where it happened:
+// `cause (at "/a/0")`.
+func At(err error, tokens []string) error {
+	return fmt.Errorf("%w (at %s)", err, Quote(FormatPointer(tokens)))
 }

@@ -9,6 +9,7 @@
 package jsonv
 
 import (
+	"iter"
 	"sync/atomic"
 )
 
@@ -230,7 +231,19 @@ func (n *Node) Len() int {
 func (n *Node) Elem(i int) *Node { return n.elems[i] }
 
 // Elems returns an array's elements. The caller must not modify them.
+// Prefer [Node.All]: it does not depend on how elements are stored.
 func (n *Node) Elems() []*Node { return n.elems }
+
+// All returns an iterator over an array's elements and their indexes.
+func (n *Node) All() iter.Seq2[int, *Node] {
+	return func(yield func(int, *Node) bool) {
+		for i, e := range n.elems {
+			if !yield(i, e) {
+				return
+			}
+		}
+	}
+}
 
 // Member returns member i of an object as its name and value.
 func (n *Node) Member(i int) (string, *Node) { return n.obj.names[i], n.obj.vals[i] }

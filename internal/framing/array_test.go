@@ -1,4 +1,6 @@
-package sse
+// Tests of the JSON array framing.
+
+package framing
 
 import (
 	"encoding/json"
@@ -13,63 +15,63 @@ func TestReadJSONArray(t *testing.T) {
 	t.Parallel()
 	runReadCases(t, []readCase{
 		{name: "objects", reason: "each element is one payload",
-			in: `[{"a":1},{"b":[1,2]}]`, format: FormatJSONArray, want: []string{`{"a":1}`, `{"b":[1,2]}`}},
+			in: `[{"a":1},{"b":[1,2]}]`, format: JSONArray, want: []string{`{"a":1}`, `{"b":[1,2]}`}},
 		{name: "whitespace", reason: "whitespace around elements and brackets is not part of payloads",
-			in: "\n[ {\"a\" : 1} ,\n\t2 , \"s\" ,true,null,-1.5e3 ]\r\n", format: FormatJSONArray,
+			in: "\n[ {\"a\" : 1} ,\n\t2 , \"s\" ,true,null,-1.5e3 ]\r\n", format: JSONArray,
 			want: []string{`{"a" : 1}`, "2", `"s"`, "true", "null", "-1.5e3"}},
 		{name: "empty", reason: "an empty array yields nothing",
-			in: " [ \n ] ", format: FormatJSONArray},
+			in: " [ \n ] ", format: JSONArray},
 		{name: "nested", reason: "brackets inside strings and nested values do not end an element",
 			in:     `[{"a":"]}\"[","b":[[{}]]},[[]],"\\","]",[{"x":"}"}]]`,
-			format: FormatJSONArray,
+			format: JSONArray,
 			want:   []string{`{"a":"]}\"[","b":[[{}]]}`, `[[]]`, `"\\"`, `"]"`, `[{"x":"}"}]`}},
 		{name: "exact-bytes", reason: "numbers and duplicate keys are kept byte for byte",
-			in: `[{"n":1.000000000000000000001,"a":1,"a":2,"u":"\u00e9"}]`, format: FormatJSONArray,
+			in: `[{"n":1.000000000000000000001,"a":1,"a":2,"u":"\u00e9"}]`, format: JSONArray,
 			want: []string{`{"n":1.000000000000000000001,"a":1,"a":2,"u":"\u00e9"}`}},
 		{name: "bom", reason: "a leading BOM is dropped",
-			in: "\xEF\xBB\xBF[1]", format: FormatJSONArray, want: []string{"1"}},
+			in: "\xEF\xBB\xBF[1]", format: JSONArray, want: []string{"1"}},
 		{name: "not-array-object", reason: "an object is not an array",
-			in: `{"a":1}`, format: FormatJSONArray, wantErr: ErrSyntax, wantEvent: 1},
+			in: `{"a":1}`, format: JSONArray, wantErr: ErrSyntax, wantEvent: 1},
 		{name: "not-array-word", reason: "text is not an array",
-			in: `data: 1`, format: FormatJSONArray, wantErr: ErrSyntax, wantEvent: 1},
+			in: `data: 1`, format: JSONArray, wantErr: ErrSyntax, wantEvent: 1},
 		{name: "empty-stream", reason: "an explicit JSON array stream must hold an array",
-			in: "  ", format: FormatJSONArray, wantErr: ErrSyntax, wantEvent: 1},
+			in: "  ", format: JSONArray, wantErr: ErrSyntax, wantEvent: 1},
 		{name: "truncated-open", reason: "'[' alone is truncated",
-			in: "[", format: FormatJSONArray, wantErr: ErrSyntax, wantEvent: 1},
+			in: "[", format: JSONArray, wantErr: ErrSyntax, wantEvent: 1},
 		{name: "truncated-after-element", reason: "a missing ']' is a syntax error after the elements",
-			in: "[1,2", format: FormatJSONArray, want: []string{"1", "2"}, wantErr: ErrSyntax, wantEvent: 3},
+			in: "[1,2", format: JSONArray, want: []string{"1", "2"}, wantErr: ErrSyntax, wantEvent: 3},
 		{name: "truncated-after-comma", reason: "a value must follow ','",
-			in: "[1, ", format: FormatJSONArray, want: []string{"1"}, wantErr: ErrSyntax, wantEvent: 2},
+			in: "[1, ", format: JSONArray, want: []string{"1"}, wantErr: ErrSyntax, wantEvent: 2},
 		{name: "truncated-in-element", reason: "an element cut short is a syntax error",
-			in: `[{"a":1},{"a":`, format: FormatJSONArray, want: []string{`{"a":1}`}, wantErr: ErrSyntax, wantEvent: 2},
+			in: `[{"a":1},{"a":`, format: JSONArray, want: []string{`{"a":1}`}, wantErr: ErrSyntax, wantEvent: 2},
 		{name: "truncated-in-string", reason: "a string cut short is a syntax error",
-			in: `["ab`, format: FormatJSONArray, wantErr: ErrSyntax, wantEvent: 1},
+			in: `["ab`, format: JSONArray, wantErr: ErrSyntax, wantEvent: 1},
 		{name: "trailing-garbage", reason: "only whitespace may follow ']'",
-			in: "[1] x", format: FormatJSONArray, want: []string{"1"}, wantErr: ErrSyntax, wantEvent: 2},
+			in: "[1] x", format: JSONArray, want: []string{"1"}, wantErr: ErrSyntax, wantEvent: 2},
 		{name: "trailing-bracket", reason: "a second ']' is garbage",
-			in: "[1]]", format: FormatJSONArray, want: []string{"1"}, wantErr: ErrSyntax, wantEvent: 2},
+			in: "[1]]", format: JSONArray, want: []string{"1"}, wantErr: ErrSyntax, wantEvent: 2},
 		{name: "two-arrays", reason: "a second array is garbage",
-			in: "[1]\n[2]", format: FormatJSONArray, want: []string{"1"}, wantErr: ErrSyntax, wantEvent: 2},
+			in: "[1]\n[2]", format: JSONArray, want: []string{"1"}, wantErr: ErrSyntax, wantEvent: 2},
 		{name: "trailing-comma", reason: "',' before ']' is a syntax error",
-			in: "[1,]", format: FormatJSONArray, want: []string{"1"}, wantErr: ErrSyntax, wantEvent: 2},
+			in: "[1,]", format: JSONArray, want: []string{"1"}, wantErr: ErrSyntax, wantEvent: 2},
 		{name: "leading-comma", reason: "',' as the first element is a syntax error",
-			in: "[,1]", format: FormatJSONArray, wantErr: ErrSyntax, wantEvent: 1},
+			in: "[,1]", format: JSONArray, wantErr: ErrSyntax, wantEvent: 1},
 		{name: "missing-comma", reason: "elements need ',' between them",
-			in: "[1 2]", format: FormatJSONArray, want: []string{"1"}, wantErr: ErrSyntax, wantEvent: 2},
+			in: "[1 2]", format: JSONArray, want: []string{"1"}, wantErr: ErrSyntax, wantEvent: 2},
 		{name: "invalid-element", reason: "an element that is not JSON is a syntax error",
-			in: `[{"a" 1}]`, format: FormatJSONArray, wantErr: ErrSyntax, wantEvent: 1},
+			in: `[{"a" 1}]`, format: JSONArray, wantErr: ErrSyntax, wantEvent: 1},
 		{name: "invalid-literal", reason: "a bad literal is a syntax error",
-			in: `[1,tru]`, format: FormatJSONArray, want: []string{"1"}, wantErr: ErrSyntax, wantEvent: 2},
+			in: `[1,tru]`, format: JSONArray, want: []string{"1"}, wantErr: ErrSyntax, wantEvent: 2},
 		{name: "mismatched-brackets", reason: "'{' closed by ']' is a syntax error",
-			in: `[{"a":1]]`, format: FormatJSONArray, wantErr: ErrSyntax, wantEvent: 1},
+			in: `[{"a":1]]`, format: JSONArray, wantErr: ErrSyntax, wantEvent: 1},
 		{name: "at-limit", reason: "an element of exactly maxSize bytes is fine",
-			in: `[{"a":1},"x"]`, format: FormatJSONArray, max: 7, want: []string{`{"a":1}`, `"x"`}},
+			in: `[{"a":1},"x"]`, format: JSONArray, max: 7, want: []string{`{"a":1}`, `"x"`}},
 		{name: "past-limit", reason: "an element one byte past maxSize fails",
-			in: `[1,{"a":12}]`, format: FormatJSONArray, max: 7, want: []string{"1"}, wantErr: ErrTooLarge, wantEvent: 2},
+			in: `[1,{"a":12}]`, format: JSONArray, max: 7, want: []string{"1"}, wantErr: ErrTooLarge, wantEvent: 2},
 		{name: "past-limit-scalar", reason: "a long number fails too",
-			in: "[" + strings.Repeat("1", 100) + "]", format: FormatJSONArray, max: 10, wantErr: ErrTooLarge, wantEvent: 1},
+			in: "[" + strings.Repeat("1", 100) + "]", format: JSONArray, max: 10, wantErr: ErrTooLarge, wantEvent: 1},
 		{name: "past-limit-string-unterminated", reason: "a string without end fails once past maxSize",
-			in: `["` + strings.Repeat("a", 100), format: FormatJSONArray, max: 10, wantErr: ErrTooLarge, wantEvent: 1},
+			in: `["` + strings.Repeat("a", 100), format: JSONArray, max: 10, wantErr: ErrTooLarge, wantEvent: 1},
 	})
 }
 
@@ -77,10 +79,10 @@ func TestReadJSONArray(t *testing.T) {
 // carries encoding/json's detail.
 func TestReadJSONArraySyntaxDetail(t *testing.T) {
 	t.Parallel()
-	got := collect(t, strings.NewReader(`[{"a" 1}]`), FormatJSONArray, 0)
+	got := collect(t, strings.NewReader(`[{"a" 1}]`), JSONArray, 0)
 	require.Error(t, got.Err)
 	var se *json.SyntaxError
 	assert.ErrorAs(t, got.Err, &se, "the json.SyntaxError is in the chain")
 	assert.ErrorIs(t, got.Err, ErrSyntax)
-	assert.True(t, strings.HasPrefix(got.Err.Error(), "aguistate: event 1: syntax error: json array: element: "), got.Err.Error())
+	assert.True(t, strings.HasPrefix(got.Err.Error(), "event 1: json array: invalid element: "), got.Err.Error())
 }

@@ -1,11 +1,13 @@
-package sse_test
+// Runnable examples of Read and Error.
+
+package framing_test
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
 
-	"github.com/aguistate/aguistate/internal/sse"
+	"github.com/aguistate/aguistate/internal/framing"
 )
 
 func ExampleRead() {
@@ -13,7 +15,7 @@ func ExampleRead() {
 		": keep-alive\n\n" +
 		"data: {\"type\":\"STATE_DELTA\",\n" +
 		"data:  \"delta\":[]}\n\n")
-	for payload, err := range sse.Read(body, sse.FormatAuto, 0) {
+	for payload, err := range framing.Read(body, framing.Auto, 0) {
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -33,11 +35,11 @@ func ExampleRead() {
 
 func ExampleError() {
 	body := strings.NewReader("data: {}\n\ndata: {\"big\":true}\n\n")
-	for _, err := range sse.Read(body, sse.FormatSSE, 8) {
+	for _, err := range framing.Read(body, framing.SSE, 8) {
 		if err != nil {
 			fmt.Println(err)
 		}
 	}
 	// Output:
-	// aguistate: event 2: payload too large: exceeds 8 bytes
+	// event 2: the event is longer than 8 bytes
 }

@@ -1,4 +1,6 @@
-package sse
+// Read and the Format it reads: detection, the shared buffer, and the iterator contract.
+
+package framing
 
 import (
 	"bufio"
@@ -10,18 +12,18 @@ import (
 )
 
 // Format names the framing of an event stream. The zero value is
-// [FormatAuto].
+// [Auto].
 type Format int
 
 const (
-	// FormatAuto picks the framing from the first byte that is not ASCII
+	// Auto picks the framing from the first byte that is not ASCII
 	// whitespace (space, tab, LF, FF, CR), after an optional UTF-8 byte
-	// order mark (EF BB BF): "[" selects [FormatJSONArray], "{" selects
-	// [FormatJSONLines], and anything else selects [FormatSSE]. A stream
+	// order mark (EF BB BF): "[" selects [JSONArray], "{" selects
+	// [JSONLines], and anything else selects [SSE]. A stream
 	// that is empty or all whitespace yields no payloads.
-	FormatAuto Format = iota
+	Auto Format = iota
 
-	// FormatSSE is a server-sent event stream, interpreted as in HTML Living
+	// SSE is a server-sent event stream, interpreted as in HTML Living
 	// Standard section 9.2.6 "Interpreting an event stream": lines end in
 	// LF, CR or CRLF; a leading BOM is dropped; the values of the "data"
 	// fields of one event are joined with LF; a blank line dispatches the
@@ -31,21 +33,21 @@ const (
 	// not yielded; an event whose data is empty yields an empty payload.
 	// Bytes pass through as they are: unlike the standard, invalid UTF-8 is
 	// not replaced with U+FFFD (the JSON parser of the caller judges it).
-	FormatSSE
+	SSE
 
-	// FormatJSONLines is one payload per line (JSON Lines): lines end in LF,
+	// JSONLines is one payload per line (JSON Lines): lines end in LF,
 	// each line is trimmed of ASCII whitespace (so CRLF works), blank lines
 	// are skipped, and a last line without LF still counts. The lines are
 	// not checked to be JSON.
-	FormatJSONLines
+	JSONLines
 
-	// FormatJSONArray is one JSON array (RFC 8259 section 5) whose elements
+	// JSONArray is one JSON array (RFC 8259 section 5) whose elements
 	// are the payloads, read one element at a time. Each element is yielded
 	// with its exact bytes and checked to be a JSON value; a stream that is
 	// not one array (an empty stream included), or has anything but
 	// whitespace after it, fails with [ErrSyntax]. Elements are yielded as
 	// they are read, so an error at the end of the array comes after them.
-	FormatJSONArray
+	JSONArray
 )
 
 const (
@@ -65,7 +67,7 @@ const (
 )
 
 // errStopped tells Read that the consumer stopped ranging; nothing is yielded.
-var errStopped = errors.New("aguistate: stopped")
+var errStopped = errors.New("stopped")
 
 // Read returns an iterator over the raw payloads in r: the JSON text of each
 // AG-UI event, framed as format says (see [Format]). maxSize is the largest
@@ -115,7 +117,7 @@ func (p *reader) emit(b []byte) bool {
 }
 
 func (p *reader) tooLarge() error {
-	return fmt.Errorf("%w: exceeds %d bytes", ErrTooLarge, p.max)
+	return &kindError{kind: ErrTooLarge, msg: fmt.Sprintf("the event is longer than %d bytes", p.max)}
 }
 
 // buffered returns the bytes buffered in br, reading more if there are none.
@@ -157,7 +159,7 @@ func (p *reader) run(f Format) error {
 		p.discard(3)
 	}
 	skipLine := false
-	if f == FormatAuto {
+	if f == Auto {
 		var err error
 		if f, skipLine, err = p.detect(); err != nil {
 			return err
@@ -166,14 +168,14 @@ func (p *reader) run(f Format) error {
 	switch f {
 	case formatNone:
 		return nil
-	case FormatSSE:
+	case SSE:
 		return p.readSSE(skipLine)
-	case FormatJSONLines:
+	case JSONLines:
 		return p.readJSONLines()
-	case FormatJSONArray:
+	case JSONArray:
 		return p.readJSONArray()
 	}
-	return fmt.Errorf("aguistate: unknown format %d", int(f))
+	return fmt.Errorf("unknown format %d", int(f))
 }
 
 // detect skips leading whitespace and picks a format from the next byte,
@@ -202,134 +204,12 @@ func (p *reader) detect() (f Format, skipLine bool, err error) {
 			p.discard(i)
 			switch c {
 			case '[':
-				return FormatJSONArray, false, nil
+				return JSONArray, false, nil
 			case '{':
-				return FormatJSONLines, false, nil
+				return JSONLines, false, nil
 			}
-			return FormatSSE, skipLine, nil
+			return SSE, skipLine, nil
 		}
 		p.discard(len(b))
-	}
-}
-
-// lineEnd returns the index of the first CR or LF in b, or -1.
-func lineEnd(b []byte) int {
-	i := bytes.IndexByte(b, '\n')
-	s := b
-	if i >= 0 {
-		s = b[:i]
-	}
-	if j := bytes.IndexByte(s, '\r'); j >= 0 {
-		return j
-	}
-	return i
-}
-
-// SSE line states.
-const (
-	sseLineStart = iota // at the first byte of a line
-	sseData             // inside the value of a data field
-	sseSkip             // inside a line that is ignored
-)
-
-// readSSE implements the event stream interpretation of HTML section 9.2.6,
-// keeping only the data buffer.
-func (p *reader) readSSE(skipLine bool) error {
-	var data []byte // data buffer; len(data) minus its final LF never exceeds max
-	state := sseLineStart
-	if skipLine {
-		state = sseSkip
-	}
-	lineLen := 0    // bytes of the skipped line so far
-	skipLF := false // the last line ended in CR, so a following LF is part of it
-	for {
-		b, err := p.buffered()
-		if err == io.EOF {
-			return nil // an event without its blank line is dropped
-		}
-		if err != nil {
-			return err
-		}
-		if skipLF {
-			skipLF = false
-			if b[0] == '\n' {
-				p.discard(1)
-				continue
-			}
-		}
-		switch state {
-		case sseLineStart:
-			// Classifying the line needs its first 6 bytes ("data: ") or
-			// its end.
-			if len(b) < 6 && lineEnd(b) < 0 {
-				b = p.peek(6)
-				if len(b) < 6 && lineEnd(b) < 0 {
-					if p.err == io.EOF {
-						return nil // unterminated last line: event dropped
-					}
-					return p.err
-				}
-			}
-			switch c := b[0]; {
-			case c == '\n' || c == '\r':
-				// Blank line: dispatch.
-				p.discard(1)
-				skipLF = c == '\r'
-				if len(data) > 0 {
-					if !p.emit(data[:len(data)-1]) {
-						return errStopped
-					}
-					data = data[:0]
-				}
-			case len(b) >= 5 && string(b[:4]) == "data" && (b[4] == ':' || b[4] == '\n' || b[4] == '\r'):
-				skip := 4 // "data" alone: empty value
-				if b[4] == ':' {
-					skip = 5
-					if len(b) > 5 && b[5] == ' ' {
-						skip = 6
-					}
-				}
-				p.discard(skip)
-				state = sseData
-			default:
-				// Comment (":"), or a field other than data.
-				state, lineLen = sseSkip, 0
-			}
-		case sseData:
-			i := lineEnd(b)
-			v := b
-			if i >= 0 {
-				v = b[:i]
-			}
-			if len(data)+len(v) > p.max {
-				return p.tooLarge()
-			}
-			data = append(data, v...)
-			if i < 0 {
-				p.discard(len(b))
-				continue
-			}
-			data = append(data, '\n')
-			skipLF = b[i] == '\r'
-			p.discard(i + 1)
-			state = sseLineStart
-		case sseSkip:
-			i := lineEnd(b)
-			k := i
-			if i < 0 {
-				k = len(b)
-			}
-			lineLen += k
-			if lineLen-lineAllowance > p.max {
-				return p.tooLarge()
-			}
-			if i < 0 {
-				p.discard(len(b))
-				continue
-			}
-			skipLF = b[i] == '\r'
-			p.discard(i + 1)
-			state = sseLineStart
-		}
 	}
 }

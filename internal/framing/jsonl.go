@@ -1,4 +1,6 @@
-package sse
+// JSON Lines framing: one event per line.
+
+package framing
 
 import (
 	"bytes"

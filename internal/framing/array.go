@@ -1,4 +1,6 @@
-package sse
+// JSON array framing: one array whose elements are the events (RFC 8259 section 5).
+
+package framing
 
 import (
 	"encoding/json"
@@ -10,8 +12,9 @@ func isJSONSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r'
 }
 
+// syntaxf returns an ErrSyntax failure of a JSON array stream.
 func syntaxf(format string, args ...any) error {
-	return fmt.Errorf("%w: json array: "+format, append([]any{ErrSyntax}, args...)...)
+	return &kindError{kind: ErrSyntax, msg: "json array: " + fmt.Sprintf(format, args...)}
 }
 
 // eofOr turns io.EOF into a syntax error saying what was expected, and
@@ -23,9 +26,14 @@ func eofOr(err error, expected string) error {
 	return err
 }
 
-// quoteByte shows one byte of input in an error message.
+// quoteByte shows one byte of input in an error message: a printable
+// ASCII character in quotes, as the expected ones are, and any other byte
+// by its value.
 func quoteByte(c byte) string {
-	return fmt.Sprintf("%q", []byte{c})
+	if c >= 0x20 && c < 0x7F {
+		return "'" + string(c) + "'"
+	}
+	return fmt.Sprintf("byte 0x%02X", c)
 }
 
 // skipJSONSpace consumes JSON whitespace (RFC 8259 section 2) and returns the
@@ -72,7 +80,7 @@ func (p *reader) readJSONArray() error {
 		if !json.Valid(buf) {
 			// Unmarshal into a RawMessage only validates, and says where.
 			var raw json.RawMessage
-			return syntaxf("element: %w", json.Unmarshal(buf, &raw))
+			return &kindError{kind: ErrSyntax, msg: "json array: invalid element", cause: json.Unmarshal(buf, &raw)}
 		}
 		if !p.emit(buf) {
 			return errStopped
@@ -170,7 +178,7 @@ func (p *reader) scanValue(buf []byte) ([]byte, error) {
 				inStr = true
 			case c == '{' || c == '[':
 				if depth++; depth > maxArrayDepth {
-					return nil, fmt.Errorf("%w: an element nests more than %d deep", ErrTooLarge, maxArrayDepth)
+					return nil, &kindError{kind: ErrTooLarge, msg: fmt.Sprintf("json array: an element nests more than %d deep", maxArrayDepth)}
 				}
 			case c == '}' || c == ']':
 				depth--

@@ -1,4 +1,6 @@
-package sse
+// FuzzRead: each framing against a plain reference reader.
+
+package framing
 
 import (
 	"bytes"
@@ -16,7 +18,7 @@ import (
 
 const bom = "\xEF\xBB\xBF"
 
-// refSSE is a tiny, slow reference for FormatSSE: normalise line ends to
+// refSSE is a tiny, slow reference for SSE: normalise line ends to
 // LF, split, and apply the field rules, dropping the unterminated tail.
 func refSSE(in string) []string {
 	in = strings.TrimPrefix(in, bom)
@@ -46,7 +48,7 @@ func refSSE(in string) []string {
 	return out
 }
 
-// refJSONLines is a reference for FormatJSONLines.
+// refJSONLines is a reference for JSONLines.
 func refJSONLines(in string) []string {
 	var out []string
 	for _, line := range strings.Split(strings.TrimPrefix(in, bom), "\n") {
@@ -57,7 +59,7 @@ func refJSONLines(in string) []string {
 	return out
 }
 
-// refJSONArray is a reference for FormatJSONArray built on encoding/json.
+// refJSONArray is a reference for JSONArray built on encoding/json.
 // ok is false when the input is not one valid JSON array.
 func refJSONArray(in string) (out []string, ok bool) {
 	in = strings.TrimPrefix(in, bom)
@@ -74,7 +76,7 @@ func refJSONArray(in string) (out []string, ok bool) {
 	return out, true
 }
 
-// detectRef is a reference for FormatAuto's choice. It also returns the
+// detectRef is a reference for Auto's choice. It also returns the
 // input as the chosen reader sees it.
 func detectRef(in string) (Format, string) {
 	rest := strings.TrimLeft(strings.TrimPrefix(in, bom), " \t\n\r\f")
@@ -82,11 +84,11 @@ func detectRef(in string) (Format, string) {
 	case rest == "":
 		return formatNone, ""
 	case rest[0] == '[':
-		return FormatJSONArray, rest
+		return JSONArray, rest
 	case rest[0] == '{':
-		return FormatJSONLines, rest
+		return JSONLines, rest
 	}
-	return FormatSSE, in
+	return SSE, in
 }
 
 func fuzzSeeds(f *testing.F) {
@@ -140,32 +142,32 @@ func FuzzRead(f *testing.F) {
 			require.ErrorAs(t, got.Err, &e, "error %T is not *Error", got.Err)
 			require.True(t, errors.Is(got.Err, ErrTooLarge) || errors.Is(got.Err, ErrSyntax), "unexpected error %v", got.Err)
 			require.Equal(t, len(got.Payloads)+1, e.Event, "Error.Event")
-			require.True(t, strings.HasPrefix(got.Err.Error(), "aguistate: event "), got.Err.Error())
+			require.True(t, strings.HasPrefix(got.Err.Error(), "event "), got.Err.Error())
 			if errors.Is(got.Err, ErrTooLarge) {
 				failed = e.Event
 			}
 		}
 
 		in := string(data)
-		if fm == FormatAuto {
+		if fm == Auto {
 			fm, in = detectRef(in)
 		}
 		switch fm {
 		case formatNone:
 			assert.Empty(t, got.Payloads)
 			assert.NoError(t, got.Err)
-		case FormatSSE:
+		case SSE:
 			want := refSSE(in)
 			assert.NotErrorIs(t, got.Err, ErrSyntax)
 			checkPrefix(t, want, got, failed)
-		case FormatJSONLines:
+		case JSONLines:
 			want := refJSONLines(in)
 			assert.NotErrorIs(t, got.Err, ErrSyntax)
 			checkPrefix(t, want, got, failed)
 			if failed > 0 {
 				assert.Greater(t, len(want[failed-1]), limit, "the failed line is not too large")
 			}
-		case FormatJSONArray:
+		case JSONArray:
 			for i, p := range got.Payloads {
 				assert.True(t, json.Valid([]byte(p)), "payload %d is not JSON: %q", i+1, p)
 			}

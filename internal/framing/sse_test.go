@@ -1,0 +1,113 @@
+// Tests of the server-sent events framing.
+
+package framing
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestReadSSE(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 100)
+	runReadCases(t, []readCase{
+		{name: "lf", reason: "LF ends lines and a blank line dispatches",
+			in: "data: a\n\ndata: b\n\n", format: SSE, want: []string{"a", "b"}},
+		{name: "cr", reason: "a lone CR ends a line",
+			in: "data: a\r\rdata: b\r\r", format: SSE, want: []string{"a", "b"}},
+		{name: "crlf", reason: "CRLF is one line end, not a line end plus a blank line",
+			in: "data: a\r\n\r\ndata: b\r\n\r\n", format: SSE, want: []string{"a", "b"}},
+		{name: "crlf-multiline", reason: "CRLF between data lines must not dispatch early",
+			in: "data: a\r\ndata: b\r\n\r\n", format: SSE, want: []string{"a\nb"}},
+		{name: "mixed-line-ends", reason: "LF, CR and CRLF may be mixed in one stream",
+			in: "data: a\r\ndata: b\rdata: c\n\r\n", format: SSE, want: []string{"a\nb\nc"}},
+		{name: "cr-cr-lf", reason: "CR CR LF is a line end then a blank line (CRLF)",
+			in: "data: a\r\r\ndata: b\n\n", format: SSE, want: []string{"a", "b"}},
+		{name: "no-space", reason: "the space after the colon is optional",
+			in: "data:a\n\n", format: SSE, want: []string{"a"}},
+		{name: "two-spaces", reason: "only one leading space is dropped from the value",
+			in: "data:  a\n\n", format: SSE, want: []string{" a"}},
+		{name: "tab-kept", reason: "a tab after the colon is part of the value",
+			in: "data:\ta\n\n", format: SSE, want: []string{"\ta"}},
+		{name: "colon-in-value", reason: "only the first colon separates field and value",
+			in: "data: {\"a\":\"b:c\"}\n\n", format: SSE, want: []string{`{"a":"b:c"}`}},
+		{name: "multiline", reason: "data lines of one event are joined with LF",
+			in: "data: [1,\ndata: 2]\ndata:\n\n", format: SSE, want: []string{"[1,\n2]\n"}},
+		{name: "empty-data-colon", reason: "an event whose data is empty yields an empty payload",
+			in: "data:\n\n", format: SSE, want: []string{""}},
+		{name: "data-no-colon", reason: "a line 'data' with no colon is the data field with an empty value",
+			in: "data\n\ndata\ndata\n\n", format: SSE, want: []string{"", "\n"}},
+		{name: "no-data", reason: "an event without data fields is not dispatched",
+			in: "event: ping\nid: 7\n\ndata: a\n\n", format: SSE, want: []string{"a"}},
+		{name: "comments", reason: "lines starting with ':' are comments",
+			in: ": hello\ndata: a\n:\n: data: no\n\n", format: SSE, want: []string{"a"}},
+		{name: "other-fields", reason: "id, event, retry and unknown fields are skipped but do not break parsing",
+			in: "id: 1\nevent: x\nretry: 10\nfoo: bar\nfoo\nid\ndata: a\nretry: x\n\n", format: SSE, want: []string{"a"}},
+		{name: "near-data-names", reason: "field names are exact and case-sensitive",
+			in: "dat: a\ndataa: b\ndata : c\nDATA: d\n data: e\n\n", format: SSE},
+		{name: "bom", reason: "one leading UTF-8 BOM is dropped",
+			in: "\xEF\xBB\xBFdata: a\n\n", format: SSE, want: []string{"a"}},
+		{name: "bom-twice", reason: "only one BOM is dropped; the second belongs to the field name",
+			in: "\xEF\xBB\xBF\xEF\xBB\xBFdata: a\n\ndata: b\n\n", format: SSE, want: []string{"b"}},
+		{name: "partial-at-eof", reason: "an event without its blank line is dropped at EOF",
+			in: "data: a\n\ndata: b\n", format: SSE, want: []string{"a"}},
+		{name: "partial-line-at-eof", reason: "an unterminated last line is dropped too",
+			in: "data: a\n\ndata: b", format: SSE, want: []string{"a"}},
+		{name: "partial-short-line-at-eof", reason: "a short unterminated last line ends cleanly",
+			in: "data: a\n\nda", format: SSE, want: []string{"a"}},
+		{name: "blank-runs", reason: "runs of blank lines dispatch nothing extra",
+			in: "\n\n\r\ndata: a\n\n\n\n\r\rdata: b\n\n\n", format: SSE, want: []string{"a", "b"}},
+		{name: "empty", reason: "an empty stream yields nothing",
+			in: "", format: SSE},
+		{name: "json-looking", reason: "explicit SSE does not detect JSON: '[1]' is a field name",
+			in: "[1]\n\n", format: SSE},
+		{name: "at-limit", reason: "a payload of exactly maxSize bytes is fine",
+			in: "data: 12345\n\n", format: SSE, max: 5, want: []string{"12345"}},
+		{name: "multiline-at-limit", reason: "the joining LF counts; the final one does not",
+			in: "data: 12\ndata: 34\n\n", format: SSE, max: 5, want: []string{"12\n34"}},
+		{name: "past-limit", reason: "one byte past maxSize fails with ErrTooLarge",
+			in: "data: 123456\n\n", format: SSE, max: 5, wantErr: ErrTooLarge, wantEvent: 1},
+		{name: "multiline-past-limit", reason: "the limit applies to the joined payload",
+			in: "data: 12\ndata: 345\n\n", format: SSE, max: 5, wantErr: ErrTooLarge, wantEvent: 1},
+		{name: "second-past-limit", reason: "Error.Event counts the payload that failed",
+			in: "data: a\n\ndata: b\n\ndata: 123456\n\n", format: SSE, max: 5,
+			want: []string{"a", "b"}, wantErr: ErrTooLarge, wantEvent: 3},
+		{name: "huge-data-line-no-newline", reason: "a data line without end fails once it passes maxSize",
+			in: "data: " + long, format: SSE, max: 10, wantErr: ErrTooLarge, wantEvent: 1},
+		{name: "huge-comment-no-newline", reason: "any line longer than maxSize plus 64 bytes fails",
+			in: ": " + long, format: SSE, max: 10, wantErr: ErrTooLarge, wantEvent: 1},
+		{name: "long-comment-within-allowance", reason: "a skipped line may exceed maxSize by the allowance",
+			in: ": " + long[:70] + "\ndata: a\n\n", format: SSE, max: 10, want: []string{"a"}},
+	})
+}
+
+// sseStream builds a synthetic SSE stream of about size bytes, in the shape
+// the AG-UI Go server writes.
+func sseStream(size int) []byte {
+	var b bytes.Buffer
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "id: TEXT_MESSAGE_CONTENT_%d\ndata: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"msg-1\",\"delta\":\"%s\"}\n\n",
+			i, strings.Repeat("lorem ipsum ", 1+i%20))
+	}
+	return b.Bytes()
+}
+
+func BenchmarkReadSSE(b *testing.B) {
+	in := sseStream(10 << 20)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		for _, err := range Read(bytes.NewReader(in), SSE, 0) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if n == 0 {
+			b.Fatal("no payloads")
+		}
+	}
+}
