@@ -24,9 +24,8 @@ import (
 //     an id (and, for a tool call, a toolCallName; else fatal), applying the
 //     START the reference synthesizes: role defaults to "assistant".
 //   - A delta (or rawEvent) is then applied as CONTENT or ARGS.
-//   - Explicit text, reasoning, tool, state, step and custom events close the
-//     stream of their own lane; RUN_* and MESSAGES_SNAPSHOT close all;
-//     SUBAGENT_FINISHED and SUBAGENT_ERROR close their subagent's lane.
+//   - Other events close streams before they apply, as the chunks column of
+//     the eventTypes table says.
 //
 // Closing a stream changes no message: the END the reference synthesizes
 // carries no metadata. The open streams are Consumer state (view.chunks), so
@@ -42,7 +41,7 @@ const (
 )
 
 // chunkEventTypes names each kind of chunk stream by its event type.
-var chunkEventTypes = [...]string{chunkText: typeTextChunk, chunkReasoning: typeReasonChunk, chunkTool: typeToolChunk}
+var chunkEventTypes = [...]string{chunkText: "TEXT_MESSAGE_CHUNK", chunkReasoning: "REASONING_MESSAGE_CHUNK", chunkTool: "TOOL_CALL_CHUNK"}
 
 // eventType returns the type of the events that make a stream of kind k.
 func (k chunkKind) eventType() string { return chunkEventTypes[k] }
@@ -280,32 +279,47 @@ func (t *txn) closeLane(lane string) {
 	}
 }
 
-// closeChunks closes the chunk streams that an event of type typ ends: its
-// lane's, named by its "subagentRunId" ("" for the parent). An event this
-// package applies fails with ErrMalformedEvent when that member is not a
-// string; one it only passes on (CUSTOM, SUBAGENT_*) never fails, and
-// closes the parent's lane, or none, instead.
-func (t *txn) closeChunks(typ string, ev *jsonv.Node) error {
+// chunkEffect is what an event does to the open chunk streams before it
+// applies (see the eventTypes table).
+type chunkEffect uint8
+
+const (
+	// keepChunks leaves every stream open.
+	keepChunks chunkEffect = iota
+	// ownChunks is for the chunk events, which manage the streams themselves.
+	ownChunks
+	// closeAll closes every stream.
+	closeAll
+	// closeLane closes the stream of the event's lane, named by its
+	// "subagentRunId" ("" for the parent), which must be a string.
+	closeLane
+	// closeLaneLoosely is closeLane for an event this package only passes
+	// on: a "subagentRunId" that is not a string names the parent's lane.
+	closeLaneLoosely
+	// closeNamedLane closes the lane that a string "subagentRunId" names,
+	// and none otherwise.
+	closeNamedLane
+)
+
+// closeChunks closes the chunk streams that effect says event ev ends.
+func (t *txn) closeChunks(effect chunkEffect, ev *jsonv.Node) error {
 	lane, named := "", false
 	if s := ev.Get("subagentRunId"); s != nil && s.Kind() == jsonv.String {
 		lane, named = s.Text(), true
 	}
-	switch typ {
-	case typeRunStarted, typeRunFinished, typeRunError, typeMessagesSnapshot:
+	switch effect {
+	case closeAll:
 		t.next.chunks = nil
-	case typeCustom:
+	case closeLaneLoosely:
 		t.closeLane(lane)
-	case typeTextStart, typeTextContent, typeTextEnd,
-		typeToolStart, typeToolArgs, typeToolEnd, typeToolResult,
-		typeStateSnapshot, typeStateDelta, typeStepStarted, typeStepFinished,
-		typeReasonStart, typeReasonMStart, typeReasonMCont, typeReasonMEnd, typeReasonEnd:
+	case closeLane:
 		f := eventFields(ev)
 		f.optStr("subagentRunId")
 		if f.err != nil {
 			return f.err
 		}
 		t.closeLane(lane)
-	case typeSubagentFinished, typeSubagentError:
+	case closeNamedLane:
 		if named {
 			t.closeLane(lane)
 		}

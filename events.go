@@ -7,44 +7,6 @@ import (
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
-// AG-UI event types this package applies (AG-UI 1.0 event set).
-const (
-	typeStateSnapshot    = "STATE_SNAPSHOT"
-	typeStateDelta       = "STATE_DELTA"
-	typeMessagesSnapshot = "MESSAGES_SNAPSHOT"
-
-	typeRunStarted   = "RUN_STARTED"
-	typeRunFinished  = "RUN_FINISHED"
-	typeRunError     = "RUN_ERROR"
-	typeStepStarted  = "STEP_STARTED"
-	typeStepFinished = "STEP_FINISHED"
-
-	typeTextStart    = "TEXT_MESSAGE_START"
-	typeTextContent  = "TEXT_MESSAGE_CONTENT"
-	typeTextEnd      = "TEXT_MESSAGE_END"
-	typeTextChunk    = "TEXT_MESSAGE_CHUNK"
-	typeReasonStart  = "REASONING_START"
-	typeReasonEnd    = "REASONING_END"
-	typeReasonMStart = "REASONING_MESSAGE_START"
-	typeReasonMCont  = "REASONING_MESSAGE_CONTENT"
-	typeReasonMEnd   = "REASONING_MESSAGE_END"
-	typeReasonChunk  = "REASONING_MESSAGE_CHUNK"
-	typeEncrypted    = "REASONING_ENCRYPTED_VALUE"
-
-	typeToolStart  = "TOOL_CALL_START"
-	typeToolArgs   = "TOOL_CALL_ARGS"
-	typeToolEnd    = "TOOL_CALL_END"
-	typeToolResult = "TOOL_CALL_RESULT"
-	typeToolChunk  = "TOOL_CALL_CHUNK"
-
-	typeActivitySnapshot = "ACTIVITY_SNAPSHOT"
-	typeActivityDelta    = "ACTIVITY_DELTA"
-
-	typeCustom           = "CUSTOM"
-	typeSubagentFinished = "SUBAGENT_FINISHED"
-	typeSubagentError    = "SUBAGENT_ERROR"
-)
-
 // Event is one AG-UI event as it arrived on the wire: a JSON object with a
 // string "type" and camelCase fields. Every member is kept verbatim, so an
 // event type this package does not know (the protocol grows) loses nothing.
@@ -83,67 +45,68 @@ func parseEvent(data []byte, maxDepth int) (*jsonv.Node, string, error) {
 	return n, t.Text(), nil
 }
 
-// dispatch applies one parsed event to t. It returns a fatal error; a
-// warning goes to t.warn. Event types without a handler (RAW, CUSTOM,
-// SUBAGENT_*, types this package does not know) change nothing but the
-// chunk streams they close.
+// eventType is what this package does with the events of one type.
+type eventType struct {
+	// apply applies the event to t: it returns a fatal error, and sets
+	// t.warn to skip the event. nil means the event changes nothing.
+	apply func(t *txn, ev *jsonv.Node) error
+	// chunks is what the event does first to the open chunk streams.
+	chunks chunkEffect
+}
+
+// eventTypes is the table of the AG-UI 1.0 event types this package acts
+// on. Adding an event type is adding its row. Types not in it (RAW,
+// SUBAGENT_STARTED, types this package does not know) change nothing and
+// are still delivered to subscribers.
+var eventTypes = map[string]eventType{
+	"STATE_SNAPSHOT":    {(*txn).stateSnapshot, closeLane},
+	"STATE_DELTA":       {(*txn).stateDelta, closeLane},
+	"MESSAGES_SNAPSHOT": {(*txn).messagesSnapshot, closeAll},
+
+	"RUN_STARTED":   {(*txn).runStarted, closeAll},
+	"RUN_FINISHED":  {(*txn).runFinished, closeAll},
+	"RUN_ERROR":     {(*txn).runError, closeAll},
+	"STEP_STARTED":  {(*txn).step, closeLane},
+	"STEP_FINISHED": {(*txn).step, closeLane},
+
+	"TEXT_MESSAGE_START":   {(*txn).textStart, closeLane},
+	"TEXT_MESSAGE_CONTENT": {(*txn).textContent, closeLane},
+	"TEXT_MESSAGE_END":     {(*txn).textEnd, closeLane},
+	"TEXT_MESSAGE_CHUNK":   {(*txn).textChunk, ownChunks},
+
+	"REASONING_START":           {(*txn).reasoningBoundary, closeLane},
+	"REASONING_END":             {(*txn).reasoningBoundary, closeLane},
+	"REASONING_MESSAGE_START":   {(*txn).reasoningStart, closeLane},
+	"REASONING_MESSAGE_CONTENT": {(*txn).textContent, closeLane},
+	"REASONING_MESSAGE_END":     {(*txn).textEnd, closeLane},
+	"REASONING_MESSAGE_CHUNK":   {(*txn).reasoningChunk, ownChunks},
+	"REASONING_ENCRYPTED_VALUE": {(*txn).encryptedValue, keepChunks},
+
+	"TOOL_CALL_START":  {(*txn).toolStart, closeLane},
+	"TOOL_CALL_ARGS":   {(*txn).toolArgs, closeLane},
+	"TOOL_CALL_END":    {(*txn).toolEnd, closeLane},
+	"TOOL_CALL_RESULT": {(*txn).toolResult, closeLane},
+	"TOOL_CALL_CHUNK":  {(*txn).toolChunk, ownChunks},
+
+	"ACTIVITY_SNAPSHOT": {(*txn).activitySnapshot, keepChunks},
+	"ACTIVITY_DELTA":    {(*txn).activityDelta, keepChunks},
+
+	"CUSTOM":            {nil, closeLaneLoosely},
+	"SUBAGENT_FINISHED": {nil, closeNamedLane},
+	"SUBAGENT_ERROR":    {nil, closeNamedLane},
+}
+
+// dispatch applies one parsed event to t, as its row in eventTypes says.
+// It returns a fatal error; a warning goes to t.warn.
 func (t *txn) dispatch(ev Event) error {
-	if err := t.closeChunks(ev.Type, ev.v); err != nil {
+	typ := eventTypes[ev.Type]
+	if err := t.closeChunks(typ.chunks, ev.v); err != nil {
 		return err
 	}
-	switch ev.Type {
-	case typeStateSnapshot:
-		return t.stateSnapshot(ev.v)
-	case typeStateDelta:
-		return t.stateDelta(ev.v)
-	case typeMessagesSnapshot:
-		return t.messagesSnapshot(ev.v)
-	case typeRunStarted:
-		return t.runStarted(ev.v)
-	case typeRunFinished:
-		return t.runFinished(ev.v)
-	case typeRunError:
-		f := eventFields(ev.v)
-		f.str("message")
-		return f.err
-	case typeStepStarted, typeStepFinished:
-		f := eventFields(ev.v)
-		f.str("stepName")
-		return f.err
-	case typeTextStart:
-		return t.textStart(ev.v, false)
-	case typeReasonMStart:
-		return t.textStart(ev.v, true)
-	case typeTextContent, typeReasonMCont:
-		return t.textContent(ev.v)
-	case typeTextEnd, typeReasonMEnd:
-		return t.textEnd(ev.v)
-	case typeReasonStart, typeReasonEnd:
-		f := eventFields(ev.v)
-		f.id("messageId")
-		return f.err
-	case typeEncrypted:
-		return t.encryptedValue(ev.v)
-	case typeToolStart:
-		return t.toolStart(ev.v)
-	case typeToolArgs:
-		return t.toolArgs(ev.v)
-	case typeToolEnd:
-		return t.toolEnd(ev.v)
-	case typeToolResult:
-		return t.toolResult(ev.v)
-	case typeActivitySnapshot:
-		return t.activitySnapshot(ev.v)
-	case typeActivityDelta:
-		return t.activityDelta(ev.v)
-	case typeTextChunk:
-		return t.textChunk(ev.v)
-	case typeReasonChunk:
-		return t.reasoningChunk(ev.v)
-	case typeToolChunk:
-		return t.toolChunk(ev.v)
+	if typ.apply == nil {
+		return nil
 	}
-	return nil
+	return typ.apply(t, ev.v)
 }
 
 // parseJSON parses an event or run input, wrapping ErrLimit when it nests

@@ -1,6 +1,7 @@
 package aguistate
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -72,4 +73,31 @@ func TestWarnings(t *testing.T) {
 		}
 		assert.Equal(t, e.diverged, ch.Diverged, e.event)
 	}
+}
+
+// TestEventTypes checks the eventTypes table against the AG-UI 1.0 event
+// set: every type the protocol defines has a row or is passed over, and
+// each chunk kind names a row that manages its own streams.
+func TestEventTypes(t *testing.T) {
+	t.Parallel()
+	passedOver := []string{"RAW", "SUBAGENT_STARTED"}
+	protocol := []string{
+		"TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "TEXT_MESSAGE_CHUNK",
+		"TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_CHUNK", "TOOL_CALL_RESULT",
+		"REASONING_START", "REASONING_MESSAGE_START", "REASONING_MESSAGE_CONTENT", "REASONING_MESSAGE_END",
+		"REASONING_MESSAGE_CHUNK", "REASONING_END", "REASONING_ENCRYPTED_VALUE",
+		"STATE_SNAPSHOT", "STATE_DELTA", "MESSAGES_SNAPSHOT", "ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA",
+		"RAW", "CUSTOM", "RUN_STARTED", "RUN_FINISHED", "RUN_ERROR", "STEP_STARTED", "STEP_FINISHED",
+		"SUBAGENT_STARTED", "SUBAGENT_FINISHED", "SUBAGENT_ERROR",
+	}
+	for _, typ := range protocol {
+		_, row := eventTypes[typ]
+		assert.True(t, row != slices.Contains(passedOver, typ), "%s: a row, or passed over", typ)
+	}
+	assert.Len(t, eventTypes, len(protocol)-len(passedOver), "no row for a type the protocol does not define")
+	for _, k := range []chunkKind{chunkText, chunkReasoning, chunkTool} {
+		assert.Equal(t, ownChunks, eventTypes[k.eventType()].chunks, "%s", k)
+		assert.Equal(t, k, chunkKindOf(k.eventType()))
+	}
+	assert.Zero(t, chunkKindOf("TEXT_MESSAGE_START"))
 }

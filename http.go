@@ -78,7 +78,7 @@ func (c *Consumer) RunAgent(ctx context.Context, client *http.Client, url string
 
 	var ended atomic.Bool
 	cancel := c.Subscribe(func(ch Change) {
-		if ch.Event.Type == typeRunFinished || ch.Event.Type == typeRunError {
+		if ch.Event.Type == "RUN_FINISHED" || ch.Event.Type == "RUN_ERROR" {
 			ended.Store(true)
 		}
 	})

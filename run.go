@@ -85,6 +85,21 @@ func (t *txn) runFinished(ev *jsonv.Node) error {
 	return nil
 }
 
+// runError checks a RUN_ERROR, which changes nothing else: the pending
+// interrupts stay.
+func (t *txn) runError(ev *jsonv.Node) error {
+	f := eventFields(ev)
+	f.str("message")
+	return f.err
+}
+
+// step checks a STEP_STARTED or STEP_FINISHED, which change nothing.
+func (t *txn) step(ev *jsonv.Node) error {
+	f := eventFields(ev)
+	f.str("stepName")
+	return f.err
+}
+
 // Interrupts returns the interrupts pending on the thread: those of the last
 // RUN_FINISHED whose outcome has type "interrupt" (AG-UI 1.0 Interrupt
 // objects: id, reason, message, toolCallId, responseSchema, expiresAt,

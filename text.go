@@ -8,9 +8,23 @@ import (
 // reasoning message is built exactly as a text message is, with the role
 // "reasoning" and no name, so both families share these handlers.
 
-// textStart applies TEXT_MESSAGE_START or, when reasoning is true,
-// REASONING_MESSAGE_START.
-func (t *txn) textStart(ev *jsonv.Node, reasoning bool) error {
+// textStart applies TEXT_MESSAGE_START.
+func (t *txn) textStart(ev *jsonv.Node) error { return t.start(ev, false) }
+
+// reasoningStart applies REASONING_MESSAGE_START.
+func (t *txn) reasoningStart(ev *jsonv.Node) error { return t.start(ev, true) }
+
+// reasoningBoundary checks a REASONING_START or REASONING_END, which
+// change nothing.
+func (t *txn) reasoningBoundary(ev *jsonv.Node) error {
+	f := eventFields(ev)
+	f.id("messageId")
+	return f.err
+}
+
+// start opens a text message or, when reasoning is true, a reasoning
+// message.
+func (t *txn) start(ev *jsonv.Node, reasoning bool) error {
 	f := eventFields(ev)
 	id := f.id("messageId")
 	role, name := roleReasoning, (*jsonv.Node)(nil)
