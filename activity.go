@@ -73,10 +73,10 @@ func (t *txn) activityDelta(ev *jsonv.Node) error {
 	m, i, held := t.message(id)
 	switch {
 	case !held:
-		t.noTarget("no message %q", id)
+		t.noTarget("no message %s", jsonv.Quote(id))
 		return nil
 	case m.Role != roleActivity:
-		t.noTarget("message %q is not an activity message", id)
+		t.noTarget("message %s is not an activity message", jsonv.Quote(id))
 		return nil
 	}
 	content := m.v.Get("content")

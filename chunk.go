@@ -201,11 +201,12 @@ func (s chunkStream) continues(c chunkStream) error {
 		if !has || (wantHas && got == want) {
 			return nil
 		}
-		if !wantHas {
-			want = "(absent)"
+		shown := "(absent)"
+		if wantHas {
+			shown = jsonv.Quote(want)
 		}
-		return fmt.Errorf("%w: cannot continue %s %q: the chunk's %s %q is not the stream's %q",
-			ErrMalformedEvent, s.kind, s.id, what, got, want)
+		return fmt.Errorf("%w: cannot continue %s %s: the chunk's %s %s is not the stream's %s",
+			ErrMalformedEvent, s.kind, jsonv.Quote(s.id), what, jsonv.Quote(got), shown)
 	}
 	nameField := "name"
 	if s.kind == chunkTool {
@@ -226,8 +227,8 @@ func (t *txn) chunkLane(c chunk) (string, error) {
 		for _, s := range t.next.chunks {
 			if s.kind == c.kind && s.id == c.id {
 				if c.hasSub && c.sub != s.lane {
-					return "", fmt.Errorf("%w: cannot continue %s %q: the chunk's subagentRunId %q is not the stream's %q",
-						ErrMalformedEvent, c.kind, c.id, c.sub, s.lane)
+					return "", fmt.Errorf("%w: cannot continue %s %s: the chunk's subagentRunId %s is not the stream's %s",
+						ErrMalformedEvent, c.kind, jsonv.Quote(c.id), jsonv.Quote(c.sub), jsonv.Quote(s.lane))
 				}
 				return s.lane, nil
 			}

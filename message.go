@@ -34,20 +34,19 @@ func (m Message) Value() Value { return valueOf(m.v) }
 func (m Message) MarshalJSON() ([]byte, error) { return Value{m.v}.MarshalJSON() }
 
 // UnmarshalJSON sets m to the message object in data, kept verbatim: an
-// object with a string "role" and, when it has one, a string "id" (a run
-// input's messages may lack one). It returns an error wrapping
-// [errMalformedMessages].
+// object with a string "role" and, when it has one, a non-empty string "id"
+// (a run input's messages may lack one). It returns an error wrapping
+// [ErrMalformedEvent].
 func (m *Message) UnmarshalJSON(data []byte) error {
-	n, err := jsonv.Parse(data, 0)
-	if err != nil {
-		return fmt.Errorf("%w: %w", errMalformedMessages, err)
+	n, err := parseJSON(data, 0)
+	if err == nil {
+		var ms []Message
+		if ms, err = decodeMessages(jsonv.NewArray([]*jsonv.Node{n}), true); err == nil {
+			*m = ms[0]
+			return nil
+		}
 	}
-	ms, err := decodeMessages(jsonv.NewArray([]*jsonv.Node{n}), true)
-	if err != nil {
-		return err
-	}
-	*m = ms[0]
-	return nil
+	return apiError(err)
 }
 
 // decodeMessages checks a MESSAGES_SNAPSHOT's "messages" (spec,
@@ -81,7 +80,7 @@ func decodeMessages(n *jsonv.Node, lenient bool) ([]Message, error) {
 		}
 		out[i].ID = id.Text()
 		if _, dup := seen[out[i].ID]; dup && !lenient {
-			return nil, fmt.Errorf("%w: message %d: id %q appears twice", errMalformedMessages, i, out[i].ID)
+			return nil, fmt.Errorf("%w: message %d: id %s appears twice", errMalformedMessages, i, jsonv.Quote(out[i].ID))
 		}
 		seen[out[i].ID] = struct{}{}
 	}

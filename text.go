@@ -54,7 +54,7 @@ func (t *txn) start(ev *jsonv.Node, reasoning bool) error {
 func (t *txn) openText(id, role string, name, sub, meta *jsonv.Node) {
 	if m, i, held := t.message(id); held {
 		if m.Role == roleActivity {
-			t.noTarget("message %q is an activity message", id)
+			t.noTarget("message %s is an activity message", jsonv.Quote(id))
 			return
 		}
 		t.setMessage(i, messageOf(mergeMetadata(m.v, meta)))
@@ -109,9 +109,9 @@ func (t *txn) textTarget(id string) (Message, int, bool) {
 	m, i, ok := t.message(id)
 	switch {
 	case !ok:
-		t.noTarget("no message %q", id)
+		t.noTarget("no message %s", jsonv.Quote(id))
 	case m.Role == roleActivity:
-		t.noTarget("message %q is an activity message", id)
+		t.noTarget("message %s is an activity message", jsonv.Quote(id))
 	default:
 		return m, i, true
 	}
@@ -132,7 +132,7 @@ func (t *txn) encryptedValue(ev *jsonv.Node) error {
 	if subtype == "tool-call" {
 		tc, ok := t.findToolCall(id, "assistant")
 		if !ok {
-			t.noTarget("no tool call %q in an assistant message", id)
+			t.noTarget("no tool call %s in an assistant message", jsonv.Quote(id))
 			return nil
 		}
 		t.setToolCall(tc, jsonv.WithMember(tc.call, "encryptedValue", val))

@@ -67,7 +67,7 @@ func (t *txn) toolStart(ev *jsonv.Node) error {
 
 func (t *txn) startToolCall(id, name, parent string, sub, meta *jsonv.Node) {
 	if _, ok := t.findToolCall(id, ""); ok {
-		t.noTarget("tool call %q already exists", id)
+		t.noTarget("tool call %s already exists", jsonv.Quote(id))
 		return
 	}
 	call := mergeMetadata(jsonv.NewObjectOf([]string{"id", "type", "function"},
@@ -86,7 +86,7 @@ func (t *txn) startToolCall(id, name, parent string, sub, meta *jsonv.Node) {
 			jsonv.NewString(owner), jsonv.NewString(roleAssistant), jsonv.NewArray([]*jsonv.Node{call}), sub)
 		t.appendMessage(Message{ID: owner, Role: roleAssistant, v: v})
 	case m.Role != roleAssistant:
-		t.noTarget("message %q for tool call %q is a %q message, not an assistant's", owner, id, m.Role)
+		t.noTarget("message %s for tool call %s has the role %s, not \"assistant\"", jsonv.Quote(owner), jsonv.Quote(id), jsonv.Quote(m.Role))
 	default:
 		calls := jsonv.NewArray([]*jsonv.Node{call})
 		if held := m.v.Get("toolCalls"); held != nil && held.Kind() == jsonv.Array {
@@ -112,12 +112,12 @@ func (t *txn) toolArgs(ev *jsonv.Node) error {
 func (t *txn) appendToolArgs(id, delta string, meta *jsonv.Node) {
 	r, ok := t.findToolCall(id, "")
 	if !ok {
-		t.noTarget("no tool call %q", id)
+		t.noTarget("no tool call %s", jsonv.Quote(id))
 		return
 	}
 	fn := r.call.Get("function")
 	if fn == nil || fn.Kind() != jsonv.Object {
-		t.noTarget("tool call %q has no \"function\" object", id)
+		t.noTarget("tool call %s has no \"function\" object", jsonv.Quote(id))
 		return
 	}
 	fn = jsonv.WithMember(fn, "arguments", t.concatText(fn.Get("arguments"), delta))
@@ -133,7 +133,7 @@ func (t *txn) toolEnd(ev *jsonv.Node) error {
 	}
 	r, ok := t.findToolCall(id, "")
 	if !ok {
-		t.noTarget("no tool call %q", id)
+		t.noTarget("no tool call %s", jsonv.Quote(id))
 		return nil
 	}
 	t.setToolCall(r, mergeMetadata(r.call, meta))
@@ -152,7 +152,7 @@ func (t *txn) toolResult(ev *jsonv.Node) error {
 	id, callID, content := f.id("messageId"), f.id("toolCallId"), f.of("content", jsonv.String, jsonv.Array)
 	role := roleTool
 	if r, ok := f.optStr("role"); ok && r != "" && r != roleTool { // "" reads as "tool", as in the reference
-		f.fail("\"role\" is %q; a tool call result's role is \"tool\"", r)
+		f.fail("\"role\" is %s; a tool call result's role is \"tool\"", jsonv.Quote(r))
 	}
 	sub, meta := f.opt("subagentRunId", jsonv.String), f.meta()
 	if f.err != nil {
@@ -163,7 +163,7 @@ func (t *txn) toolResult(ev *jsonv.Node) error {
 	msg := Message{ID: id, Role: role, v: v}
 	if old, i, held := t.message(id); held {
 		if old.Role != roleTool {
-			t.noTarget("message %q is a %q message, not a tool result", id, old.Role)
+			t.noTarget("message %s has the role %s, not \"tool\"", jsonv.Quote(id), jsonv.Quote(old.Role))
 			return nil
 		}
 		t.setMessage(i, msg)

@@ -32,12 +32,12 @@ func (v Value) String() string { return string(jsonv.Marshal(v.node())) }
 
 // UnmarshalJSON sets v to the JSON value in data, parsed as strictly as an
 // event is (no duplicate member names, nesting at most 1000 deep) and kept
-// exactly, so that a [RunAgentInput] decoded with encoding/json keeps its
-// state digit for digit. It returns an error wrapping [errDecode].
+// exactly. A [RunAgentInput] decoded with encoding/json thus keeps its
+// state digit for digit.
 func (v *Value) UnmarshalJSON(data []byte) error {
 	n, err := jsonv.Parse(data, 0)
 	if err != nil {
-		return fmt.Errorf("%w: %w", errDecode, err)
+		return apiError(fmt.Errorf("%w: %w", errDecode, err))
 	}
 	v.n = n
 	return nil

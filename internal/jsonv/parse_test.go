@@ -112,3 +112,22 @@ func TestSizeAndDepth(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 4, n.Depth())
 }
+
+// TestParseMessages checks that a syntax error says what it found where
+// it found it.
+func TestParseMessages(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want, reason string }{
+		{`{"a":01}`, `invalid JSON at offset 6: invalid number: a leading zero`, "not a missing comma"},
+		{`01`, `invalid JSON at offset 1: invalid number: a leading zero`, "not data after the value"},
+		{"[\xEF\xBB\xBF1]", `invalid JSON at offset 1: expected a value, found U+FEFF`, "a byte order mark by its code point"},
+		{"[\xFF]", `invalid JSON at offset 1: expected a value, found byte 0xFF`, "a byte that is not UTF-8 by its value"},
+		{`{"a":1 "b":2}`, `invalid JSON at offset 7: expected ',' or '}' in an object, found '"'`, "what was found"},
+		{`"\x"`, `invalid JSON at offset 2: invalid escape: '\' followed by 'x'`, "the escape"},
+		{`[1] x`, `invalid JSON at offset 4: expected the end of the input after the value, found 'x'`, "after the value"},
+	}
+	for _, tt := range tests {
+		_, err := Parse([]byte(tt.in), 0)
+		assert.EqualError(t, err, tt.want, tt.reason)
+	}
+}

@@ -57,3 +57,61 @@ func TestArrayIndex(t *testing.T) {
 		assert.Equal(t, tt.want, got, tt.token)
 	}
 }
+
+func TestEscapeToken(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"a": "a", "a/b": "a~1b", "m~n": "m~0n", "~/": "~0~1", "": ""} {
+		assert.Equal(t, want, EscapeToken(in), in)
+		got, err := ParsePointer("/" + want)
+		assert.NoError(t, err)
+		assert.Equal(t, []string{in}, got, "escaping and parsing are inverse")
+	}
+}
+
+// TestResolve checks pointer evaluation (RFC 6901 section 4) and that the
+// error names the first token that names nothing.
+func TestResolve(t *testing.T) {
+	t.Parallel()
+	doc, err := Parse([]byte(`{"a":[10,{"b~/c":true}],"":{"":1},"n":null}`), 0)
+	assert.NoError(t, err)
+	tests := []struct {
+		pointer, want, err, reason string
+	}{
+		{"", `{"a":[10,{"b~/c":true}],"":{"":1},"n":null}`, "", "the whole document"},
+		{"/a/1/b~0~1c", `true`, "", "escaped tokens"},
+		{"//", `1`, "", "empty member names"},
+		{"/n", `null`, "", "a null member exists"},
+		{"/x/y", "", `no member "x" (at "/x")`, "the first missing token is named"},
+		{"/a/2", "", `index 2 is out of range for an array of 2 elements (at "/a/2")`, "past the end"},
+		{"/a/-", "", `"-" names no element (at "/a/-")`, "no element after the last"},
+		{"/a/01", "", `"01" is not an array index (at "/a/01")`, "no leading zero"},
+		{"/a/0/x", "", `a number has no member or element "x" (at "/a/0/x")`, "a scalar has no children"},
+	}
+	for _, tt := range tests {
+		tokens, err := ParsePointer(tt.pointer)
+		assert.NoError(t, err)
+		got, err := Resolve(doc, tokens)
+		if tt.err != "" {
+			assert.EqualError(t, err, tt.err, tt.reason)
+			continue
+		}
+		if assert.NoError(t, err, tt.reason) {
+			assert.Equal(t, tt.want, string(Marshal(got)), tt.reason)
+		}
+	}
+}
+
+func TestInsertIndex(t *testing.T) {
+	t.Parallel()
+	a, err := Parse([]byte(`[1,2]`), 0)
+	assert.NoError(t, err)
+	for token, want := range map[string]int{"0": 0, "2": 2, "-": 2} {
+		i, err := InsertIndex(a, token)
+		assert.NoError(t, err, token)
+		assert.Equal(t, want, i, token)
+	}
+	for _, token := range []string{"3", "01", "-1", "x"} {
+		_, err := InsertIndex(a, token)
+		assert.Error(t, err, token)
+	}
+}

@@ -1,0 +1,68 @@
+// Tests of the persistent edits: each returns the edited copy and leaves
+// its argument as it was.
+
+package jsonv
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPersistentEdits(t *testing.T) {
+	t.Parallel()
+	parse := func(s string) *Node {
+		n, err := Parse([]byte(s), 0)
+		require.NoError(t, err)
+		return n
+	}
+	tests := []struct {
+		name, in string
+		edit     func(*Node) *Node
+		want     string
+	}{
+		{"set a member", `{"a":1,"b":2}`, func(n *Node) *Node { return WithMember(n, "a", NewNumber("3")) }, `{"a":3,"b":2}`},
+		{"add a member at the end", `{"a":1}`, func(n *Node) *Node { return WithMember(n, "z", NewBool(true)) }, `{"a":1,"z":true}`},
+		{"remove a member", `{"a":1,"b":2,"c":3}`, func(n *Node) *Node { return WithoutMember(n, "b") }, `{"a":1,"c":3}`},
+		{"remove no member", `{"a":1}`, func(n *Node) *Node { return WithoutMember(n, "x") }, `{"a":1}`},
+		{"merge", `{"a":1,"b":2}`, func(n *Node) *Node { return Merged(n, parse(`{"b":9,"c":3}`)) }, `{"a":1,"b":9,"c":3}`},
+		{"set an element", `[1,[2],3]`, func(n *Node) *Node { return WithElem(n, 1, NewNull()) }, `[1,null,3]`},
+		{"append", `[1]`, func(n *Node) *Node { return WithAppended(n, NewString("x")) }, `[1,"x"]`},
+		{"a wide object", `{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10}`,
+			func(n *Node) *Node { return WithoutMember(WithMember(n, "k", NewNull()), "a") },
+			`{"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":null}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			n := parse(tt.in)
+			got := tt.edit(n)
+			assert.Equal(t, tt.want, string(Marshal(got)))
+			assert.Equal(t, len(tt.want), got.Size(), "the size is kept up to date")
+			assert.Equal(t, tt.in, string(Marshal(n)), "the argument is unchanged")
+			again := tt.edit(n)
+			assert.Equal(t, tt.want, string(Marshal(again)), "editing the argument again starts from it")
+		})
+	}
+}
+
+func TestNewObjectOf(t *testing.T) {
+	t.Parallel()
+	n := NewObjectOf([]string{"a", "b", "c"}, NewNumber("1"), nil, NewString("x"))
+	assert.Equal(t, `{"a":1,"c":"x"}`, string(Marshal(n)), "nil values are left out")
+}
+
+func TestAll(t *testing.T) {
+	t.Parallel()
+	n, err := Parse([]byte(`[1,2,3]`), 0)
+	require.NoError(t, err)
+	var got []string
+	for i, e := range n.All() {
+		got = append(got, string(Marshal(e)))
+		if i == 1 {
+			break
+		}
+	}
+	assert.Equal(t, []string{"1", "2"}, got, "in order, and it stops when told")
+}
