@@ -43,15 +43,19 @@ func TestCheckpointCut(t *testing.T) {
 	t.Parallel()
 	var files []string
 	for _, dir := range []string{sharedDir(t, "streams"), filepath.Join("testdata", "streams")} {
+		var found []string
 		for _, pattern := range []string{"*.sse", "*.jsonl", "*.events.json"} {
 			m, err := filepath.Glob(filepath.Join(dir, pattern))
 			require.NoError(t, err)
-			files = append(files, m...)
+			found = append(found, m...)
 		}
+		require.NotEmpty(t, found, "%s holds streams", dir)
+		files = append(files, found...)
 	}
 	cuts := 0
 	for _, file := range files {
 		events := streamEvents(t, file)
+		require.NotEmpty(t, events, "%s has events to cut between", file)
 		input, _ := os.ReadFile(strings.TrimSuffix(strings.TrimSuffix(file, filepath.Ext(file)), ".events") + ".input.json")
 		start := func() *Consumer {
 			c := New(nil)
@@ -76,7 +80,6 @@ func TestCheckpointCut(t *testing.T) {
 		}
 	}
 	t.Logf("%d streams, %d cuts", len(files), cuts)
-	assert.Greater(t, cuts, 100)
 }
 
 // TestCheckpointKeepsEverything checks a checkpoint of a Consumer holding

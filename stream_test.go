@@ -15,6 +15,7 @@ func TestReadEvents(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name, in string
+		max      int // MaxEventSize; 0 means 64
 		want     []string
 		err      error // nil, or the sentinel the last yield wraps
 		index    int   // the error's EventError.Position
@@ -27,16 +28,16 @@ func TestReadEvents(t *testing.T) {
 		{name: "empty", in: "", reason: "EOF is success"},
 		{name: "too large", in: "{\"type\":\"A\"}\n{\"type\":\"" + strings.Repeat("x", 100) + "\"}\n", want: []string{`{"type":"A"}`}, err: ErrLimit, index: 2, reason: "MaxEventSize is 64 here"},
 		{name: "broken array", in: `[{"type":"A"},]`, want: []string{`{"type":"A"}`}, err: ErrMalformedEvent, index: 2, reason: "a framing error"},
-		{name: "very deep array element", in: "[" + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "]", err: ErrLimit, index: 1, reason: "too deep is a limit in every framing"},
+		{name: "very deep array element", in: "[" + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "]", max: 1 << 20, err: ErrLimit, index: 1, reason: "too deep is a limit in every framing, however large the event may be"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var got []string
 			var err error
-			max := 64
-			if tt.name == "very deep array element" {
-				max = 1 << 20
+			max := tt.max
+			if max == 0 {
+				max = 64
 			}
 			for text, e := range ReadEvents(iotest.HalfReader(strings.NewReader(tt.in)), &Options{MaxEventSize: max}) {
 				if e != nil {
