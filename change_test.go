@@ -3,7 +3,6 @@ package aguistate
 import (
 	"bytes"
 	"context"
-	"errors"
 	"log/slog"
 	"testing"
 
@@ -94,41 +93,6 @@ func TestWarningsAreLogged(t *testing.T) {
 	assert.Contains(t, logs.String(), "level=WARN")
 	assert.Contains(t, logs.String(), "event=1 type=STATE_DELTA")
 	assert.Contains(t, logs.String(), `no member \"x\" (at \"/x\")`)
-}
-
-// TestValidateState checks the hook: a rejected state is skipped like a
-// failed patch, and a run input's is refused.
-func TestValidateState(t *testing.T) {
-	t.Parallel()
-	errNegative := errors.New("count must not be negative")
-	var seen []string
-	c := New(&Options{ValidateState: func(s Value) error {
-		seen = append(seen, s.String())
-		if n := s.node().Get("count"); n != nil && n.Text()[0] == '-' {
-			return errNegative
-		}
-		return nil
-	}})
-	var warnings []error
-	c.Subscribe(func(ch Change) {
-		if ch.Warning != nil {
-			warnings = append(warnings, ch.Warning)
-		}
-	})
-	require.NoError(t, c.StartRun([]byte(`{"state":{"count":1}}`)))
-	require.NoError(t, c.Apply([]byte(`{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/count","value":-5}]}`)))
-	assert.Equal(t, `{"count":1}`, c.State().String(), "the rejected state was not committed")
-	assert.True(t, c.Diverged())
-	require.Len(t, warnings, 1)
-	assert.ErrorIs(t, warnings[0], ErrStateRejected)
-	assert.ErrorIs(t, warnings[0], errNegative, "the hook's error is wrapped")
-	require.NoError(t, c.Apply([]byte(`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m","role":"user"}]}`)))
-	require.NoError(t, c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"count":2}}`)))
-	assert.False(t, c.Diverged(), "a valid snapshot ends the divergence")
-	assert.Equal(t, []string{`{"count":1}`, `{"count":-5}`, `{"count":2}`}, seen, "called once per candidate state, not for events that leave it")
-	err := c.StartRun([]byte(`{"state":{"count":-1}}`))
-	assert.ErrorIs(t, err, ErrStateRejected)
-	assert.Equal(t, `{"count":2}`, c.State().String())
 }
 
 // TestSubscriberMayCheckpoint checks the persistence pattern: a subscriber

@@ -1,6 +1,7 @@
 package aguistate
 
 import (
+	"encoding/json"
 	"slices"
 	"testing"
 
@@ -100,4 +101,20 @@ func TestEventTypes(t *testing.T) {
 		assert.Equal(t, k, chunkKindOf(k.eventType()))
 	}
 	assert.Zero(t, chunkKindOf("TEXT_MESSAGE_START"))
+}
+
+// TestEventMarshalJSON checks that an Event marshals to the event as
+// received, not to its Go fields.
+func TestEventMarshalJSON(t *testing.T) {
+	t.Parallel()
+	c := New(nil)
+	var got []byte
+	c.Subscribe(func(ch Change) {
+		var err error
+		got, err = json.Marshal(ch.Event)
+		require.NoError(t, err)
+	})
+	ev := `{"type":"CUSTOM","name":"n","value":1.50,"x":[1e2]}`
+	require.NoError(t, c.Apply([]byte(" "+ev+"\n")))
+	assert.Equal(t, ev, string(got))
 }

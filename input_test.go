@@ -158,3 +158,42 @@ func TestRunAgentInputNamesAreExact(t *testing.T) {
 	assert.Equal(t, `{"threadId":"t","runId":"","tools":[{"name":"real"}],"context":[],"forwardedProps":{},"messages":[]}`, string(out))
 	assert.ErrorIs(t, json.Unmarshal([]byte(`{"threadId":1}`), &in), ErrMalformedEvent)
 }
+
+// TestRunInputOneRule checks that StartRun, RUN_STARTED's "input" and
+// RunAgentInput.UnmarshalJSON accept and refuse the same run inputs.
+func TestRunInputOneRule(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		input, reason string
+		ok            bool
+	}{
+		{`{}`, "every member is optional", true},
+		{`{"threadId":"t","runId":"r","state":{"a":1},"messages":[{"role":"user","content":"x"}]}`, "messages may lack an id", true},
+		{`{"threadId":null,"messages":null,"tools":null,"context":null,"resume":null,"forwardedProps":null}`, "null reads as absent", true},
+		{`{"state":null}`, "the state null is a state", true},
+		{`{"forwardedProps":5,"tools":[],"context":[],"resume":[],"x-other":{}}`, "forwardedProps is any value; other members are ignored", true},
+		{`{"threadId":5,"state":{"a":1}}`, "threadId is a string", false},
+		{`{"runId":[]}`, "runId is a string", false},
+		{`{"parentRunId":1}`, "parentRunId is a string", false},
+		{`{"messages":{}}`, "messages is an array", false},
+		{`{"messages":[{"id":"a"}]}`, "a message has a role", false},
+		{`{"tools":{}}`, "tools is an array", false},
+		{`{"context":"x"}`, "context is an array", false},
+		{`{"resume":{}}`, "resume is an array", false},
+		{`[]`, "a run input is an object", false},
+		{`{"state":{"a":1,"a":2}}`, "no duplicate member names", false},
+	}
+	for _, tt := range tests {
+		startRun := New(nil).StartRun([]byte(tt.input))
+		var in RunAgentInput
+		unmarshal := json.Unmarshal([]byte(tt.input), &in)
+		runStarted := New(nil).Apply([]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r","input":` + tt.input + `}`))
+		for name, err := range map[string]error{"StartRun": startRun, "UnmarshalJSON": unmarshal, "RUN_STARTED": runStarted} {
+			if tt.ok {
+				assert.NoError(t, err, "%s %s: %s", name, tt.input, tt.reason)
+			} else {
+				assert.ErrorIs(t, err, ErrMalformedEvent, "%s %s: %s", name, tt.input, tt.reason)
+			}
+		}
+	}
+}
