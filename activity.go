@@ -1,3 +1,5 @@
+// Activity messages: ACTIVITY_SNAPSHOT and ACTIVITY_DELTA.
+
 package aguistate
 
 import (
@@ -6,9 +8,9 @@ import (
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
-// Activity messages (AG-UI ACTIVITY_SNAPSHOT and ACTIVITY_DELTA): client-side
-// messages {id, role: "activity", activityType, content (an object),
-// subagentRunId?, metadata?} that never travel to the producer.
+// An activity message is client-side: {id, role: "activity", activityType,
+// content (an object), subagentRunId?, metadata?}. It never travels to the
+// producer.
 
 // activitySnapshot applies ACTIVITY_SNAPSHOT. A message with a new id is
 // appended. When "replace" is true (the default), a held activity message

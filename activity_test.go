@@ -1,3 +1,5 @@
+// Tests of the activity events.
+
 package aguistate
 
 import (

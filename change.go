@@ -1,3 +1,5 @@
+// Change notifications: what each event did, and the subscribers told of it.
+
 package aguistate
 
 import (
@@ -8,25 +10,23 @@ import (
 )
 
 // Change reports what one event did to a [Consumer]. Subscribers get one
-// Change for every event that was applied, passed over or skipped, in
-// stream order; a fatal event has none.
+// Change for each event applied, passed over or skipped, in stream order.
+// A fatal event has none.
 type Change struct {
-	// Event is the event, as received.
+	// Event is the event as received.
 	Event Event
 	// StateChanged reports that the state is now a different JSON value
 	// (RFC 6902 equality). An empty delta, an equal snapshot and a skipped
 	// patch leave it false.
 	StateChanged bool
-	// Added, Replaced and Removed are the ids of the messages that the event
+	// Added, Replaced and Removed are the ids of the messages the event
 	// appended or inserted, changed in place (by value), and dropped.
 	Added, Replaced, Removed []string
-	// Warning is the *EventError for a skipped event, wrapping
-	// ErrPatchFailed (a STATE_DELTA or ACTIVITY_DELTA patch that failed to
-	// apply), ErrStateRejected (a state Options.ValidateState refused) or
-	// ErrNoTarget, or nil. For a chunk event it reports the part
-	// that was skipped; the rest of the chunk applies.
+	// Warning is the *[EventError] of a skipped event, or nil. It wraps
+	// [ErrPatchFailed], [ErrStateRejected] or [ErrNoTarget]. For a chunk
+	// event it reports the part that was skipped; the rest applies.
 	Warning error
-	// Diverged is the Consumer's [Consumer.Diverged] after the event.
+	// Diverged is [Consumer.Diverged] after the event.
 	Diverged bool
 }
 
@@ -44,20 +44,18 @@ type subscribers struct {
 	keys []int // subscription order
 }
 
-// Subscribe registers fn to be called with the [Change] of every event
-// applied after it returns, and returns a function that cancels the
-// subscription (safe to call more than once).
+// Subscribe registers fn to be called with the [Change] of each event
+// applied after it returns. It returns a function that cancels the
+// subscription; calling that more than once is safe.
 //
-// Delivery is synchronous: fn runs on the goroutine that called Apply or
-// Run, after the event is visible to readers and before the next event is
-// applied, in subscription order. A Change is never dropped, so a slow fn
-// slows the stream; hand the Change to a goroutine or a buffered channel if
-// that matters. fn may read the Consumer (State, Messages, Checkpoint to
-// persist each change, ...) but must not call Apply, Run or StartRun (that
-// deadlocks). A panic in fn is recovered and logged to
-// [Options.Logger] (a panic in the logger itself is dropped); the Consumer
-// and the other subscribers are unaffected.
-// The slices in a Change belong to the subscriber.
+// Delivery is synchronous. fn runs on the goroutine that called Apply or
+// Run, after readers can see the event and before the next one applies.
+// Subscribers are called in the order they subscribed. No Change is
+// dropped, so a slow fn slows the stream: hand the Change to a goroutine if
+// that matters. fn may read the Consumer (State, Checkpoint, ...) but must
+// not call Apply, Run or StartRun, which would deadlock. A panic in fn is
+// recovered and logged to [Options].Logger; the other subscribers still
+// get the Change. The slices in a Change belong to the subscriber.
 func (c *Consumer) Subscribe(fn func(Change)) (cancel func()) {
 	s := &c.subs
 	s.mu.Lock()

@@ -1,3 +1,6 @@
+// Tests of change notifications: what each Change reports, subscriber order
+// and cancelling, logging, panics.
+
 package aguistate
 
 import (

@@ -14,12 +14,12 @@ import (
 const checkpointVersion = "aguistate-checkpoint/1"
 
 // Checkpoint returns, as one JSON object, everything that decides what the
-// Consumer does with the next event: the state, the messages, the diverged
-// flag, the pending interrupts, the thread and run ids, the open chunk
-// streams, and the count of events (which numbers the next event). State,
-// messages and interrupts are written verbatim. Subscribers and Options are
-// not part of it. [Restore] reads it back. Do not depend on its layout; its
-// "format" member names the version. It takes no lock.
+// Consumer does with the next event. That is the state, the messages, the
+// diverged flag, the pending interrupts, the thread and run ids, the open
+// chunk streams and the count of events. Values are written verbatim.
+// Subscribers and Options are not part of it. [Restore] reads it back. Do
+// not depend on its layout; its "format" member names the version. It
+// takes no lock, so a subscriber may checkpoint after each change.
 func (c *Consumer) Checkpoint() []byte { return c.cur.Load().checkpoint() }
 
 // checkpoint returns the view as Checkpoint writes it.
@@ -41,12 +41,12 @@ func (v *view) checkpoint() []byte {
 			encodeMessages(v.messages), jsonv.NewArray(interrupts), jsonv.NewArray(chunks)}))
 }
 
-// Restore returns a Consumer that holds exactly what checkpoint says,
-// configured by opts (nil means the defaults). Given the rest of a stream,
-// it ends where the Consumer that made the checkpoint would have ended.
-// The limits and ValidateState apply as to a run input. It returns an
-// error wrapping [ErrLimit] or [ErrStateRejected], or one that says the
-// data is not a checkpoint.
+// Restore returns a Consumer that holds what checkpoint says, configured by
+// opts (nil means the defaults). Given the rest of a stream, it ends where
+// the Consumer that made the checkpoint would have ended. The limits and
+// ValidateState apply as they do to a run input. It returns an error
+// wrapping [ErrLimit] or [ErrStateRejected], or one saying that the data is
+// not a checkpoint.
 func Restore(checkpoint []byte, opts *Options) (*Consumer, error) {
 	c := New(opts)
 	if err := c.restore(checkpoint); err != nil {

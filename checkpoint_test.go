@@ -1,3 +1,6 @@
+// Tests of Checkpoint and Restore: every stream cut at every event boundary,
+// what a checkpoint keeps, what Restore refuses, FuzzRestore.
+
 package aguistate
 
 import (

@@ -1,3 +1,7 @@
+// Chunk events: TEXT_MESSAGE_CHUNK, REASONING_MESSAGE_CHUNK and
+// TOOL_CALL_CHUNK, their lanes, and what other events do to open chunk
+// streams.
+
 package aguistate
 
 import (

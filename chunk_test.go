@@ -1,3 +1,5 @@
+// Tests of the chunk events and their lanes.
+
 package aguistate
 
 import (

@@ -1,3 +1,6 @@
+// The Consumer: what readers see of a thread, and the one path by which
+// every change to it is committed.
+
 package aguistate
 
 import (
@@ -9,13 +12,12 @@ import (
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
-// Consumer holds one thread's agent state and messages and applies an AG-UI
-// event stream to them, as the AG-UI state/messages draft spec says.
+// Consumer holds one thread's agent state and messages. It applies an
+// AG-UI event stream to them, as the AG-UI state/messages draft spec says.
 //
-// A Consumer is safe for concurrent use: any number of goroutines may read
-// it while one stream is applied, and a reader always sees the state and
-// messages as they were between two events. Values it returns are immutable
-// views shared with other readers, never half-applied.
+// A Consumer is safe for concurrent use: readers see it as it was between
+// two events, while one goroutine applies a stream. The values it returns
+// are immutable views it shares, not copies.
 type Consumer struct {
 	opts Options
 	cur  atomic.Pointer[view]
@@ -43,8 +45,8 @@ type view struct {
 // (see [Event].Position): one more than the events it has been given.
 func (v *view) nextPosition() int { return v.events + 1 }
 
-// New returns a Consumer whose state is the empty object {} (as the
-// reference client starts) and which holds no messages.
+// New returns a Consumer whose state is {} and which holds no messages, as
+// the reference client starts. A nil opts means the defaults.
 func New(opts *Options) *Consumer {
 	c := &Consumer{}
 	if opts != nil {
@@ -55,30 +57,27 @@ func New(opts *Options) *Consumer {
 	return c
 }
 
-// State returns the current state. It does not copy the state: the Value is
-// an immutable view.
+// State returns the current state, an immutable view.
 func (c *Consumer) State() Value { return valueOf(c.cur.Load().state) }
 
 // Messages returns the held messages in order. The slice is new on each
-// call; the messages in it are immutable views.
+// call; the messages are immutable views.
 func (c *Consumer) Messages() []Message {
 	ms := c.cur.Load().messages
 	return append([]Message(nil), ms...)
 }
 
-// Diverged reports whether a STATE_DELTA has been skipped since the last
-// STATE_SNAPSHOT or run input state (or since New), so that the state is
-// known to differ from the producer's (spec, Error Handling).
+// Diverged reports that a STATE_DELTA was skipped since the last snapshot
+// or run input state. The state then differs from the producer's until the
+// next snapshot (spec, Error Handling).
 func (c *Consumer) Diverged() bool { return c.cur.Load().diverged }
 
 // Apply applies one event, given as its JSON text in the AG-UI wire form.
 //
 // It returns nil when the event was applied, passed over or skipped. A
-// skipped event changes nothing and is reported as a warning to
-// subscribers ([Change].Warning) and [Options].Logger: a patch that does
-// not apply ([ErrPatchFailed]), a state that ValidateState refused
-// ([ErrStateRejected]), or a message or tool call that cannot take the
-// event ([ErrNoTarget]).
+// skipped event changes nothing. Subscribers ([Change].Warning) and
+// [Options].Logger get its warning, which wraps [ErrPatchFailed],
+// [ErrStateRejected] or [ErrNoTarget].
 //
 // A fatal event returns an *[EventError] wrapping [ErrMalformedEvent] or
 // [ErrLimit]. The Consumer is then as it was before the event, but for the
@@ -132,12 +131,11 @@ func (c *Consumer) step(old *view, ev *Event, text []byte) (*txn, error) {
 	return t, nil
 }
 
-// StartRun loads a run's RunAgentInput JSON, read as [RunAgentInput.UnmarshalJSON]
-// reads it. The input's state, when present, becomes the state and the
-// baseline of the run's deltas, and ends divergence (spec, STATE_DELTA).
-// Its messages that the Consumer does not hold (by id) are appended in
-// order; the first of two with one id wins. Its threadId becomes the one
-// [Consumer.NextInput] uses.
+// StartRun loads a run's RunAgentInput JSON, read as
+// [RunAgentInput.UnmarshalJSON] reads it. Its state, when present, becomes
+// the state and the baseline of the run's deltas (spec, STATE_DELTA). Its
+// messages that the Consumer does not hold (by id) are appended in order.
+// Its threadId is the one [Consumer.NextInput] uses.
 //
 // It returns an error wrapping [ErrMalformedEvent], [ErrLimit] or
 // [ErrStateRejected], and then changes nothing.

@@ -1,3 +1,6 @@
+// Tests of the Consumer: concurrent readers, immutable views, memory that does
+// not grow, FuzzApplyEvents, ValidateState.
+
 package aguistate
 
 import (

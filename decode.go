@@ -1,3 +1,5 @@
+// Value.Decode: a strict decode of a part of a value into a Go value.
+
 package aguistate
 
 import (
@@ -19,41 +21,28 @@ import (
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
-// Decode decodes the part of v named by the JSON Pointer pointer (RFC 6901;
-// "" is the whole value) into dst, strictly: it is the way to validate what
-// the spec's Security Considerations call remote writes into application
-// state before acting on them.
+// Decode decodes the part of v that the JSON Pointer pointer names (RFC
+// 6901; "" is the whole value) into dst, strictly. It is the way to
+// validate remote writes into state before acting on them (spec, Security
+// Considerations).
 //
-// dst is what [json.Unmarshal] takes, a non-nil pointer, and the value is
-// decoded as json.Unmarshal decodes it (field names, tags, case-insensitive
-// matching, embedded structs, [json.Unmarshaler] and
-// [encoding.TextUnmarshaler]), with these differences:
+// dst is a non-nil pointer, and the value decodes as [json.Unmarshal]
+// decodes it, with two differences:
 //
-//   - An object member that names no field of the struct it goes into is an
-//     error, as with [json.Decoder.DisallowUnknownFields].
-//   - A number that a float32 or float64 cannot hold exactly enough to give
-//     back the same decimal value is an error instead of being rounded: 0.1
-//     and 1.5 decode, 12345678901234567890, 9007199254740993 and
-//     0.1000000000000000000001 into a float64 do not. The test is that the
-//     shortest decimal form of the float (strconv.FormatFloat with precision
-//     -1) has the exact value of the number as sent. It applies wherever
-//     encoding/json makes a float, including numbers decoded into an
-//     interface{} (which get float64). Decode into [json.Number] or an
-//     integer type to keep more digits; encoding/json already rejects an
-//     integer that overflows its type or has a fraction. A field with the
-//     ",string" option, and types that implement [json.Unmarshaler] or
-//     [encoding.TextUnmarshaler], see the text as sent and are not checked.
+//   - A member that names no field of its struct is an error, as with
+//     [json.Decoder.DisallowUnknownFields].
+//   - A number that a float cannot hold exactly is an error, not rounded:
+//     0.1 decodes into a float64, 9007199254740993 does not. The test is
+//     that the float's shortest decimal form has the number's exact value.
+//     It applies wherever encoding/json makes a float, an interface{}
+//     included. Decode into [json.Number] or an integer type to keep more
+//     digits. Types with their own UnmarshalJSON or UnmarshalText, and
+//     ",string" fields, see the text as sent and are not checked.
 //
-// Strings decode as encoding/json decodes them: a lone surrogate that a \u
-// escape made becomes U+FFFD.
-//
-// Every error wraps [ErrDecode] and names the pointer: a pointer that is not
-// a JSON Pointer or whose tokens name nothing (a missing member, an array
-// index out of range, "-", or one with a leading zero such as "01"), a
-// number that would be rounded (the error names that number's pointer), or
-// an encoding/json error, which the error also wraps, so that [errors.As]
-// gets a *[json.UnmarshalTypeError] or *[json.InvalidUnmarshalError]. After
-// an error the content of dst is undefined; do not use it.
+// Every error names the pointer. It may be a pointer that names nothing, a
+// number that would be rounded (the error names its pointer), or an
+// encoding/json error, kept in the chain for [errors.As]. After an error,
+// do not use dst.
 func (v Value) Decode(pointer string, dst any) error {
 	if err := v.decode(pointer, dst); err != nil {
 		return apiError(fmt.Errorf("%w %s: %w", errDecode, jsonv.Quote(pointer), err))

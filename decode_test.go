@@ -1,3 +1,5 @@
+// Tests of Value.Decode, and FuzzDecode.
+
 package aguistate
 
 import (

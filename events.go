@@ -1,3 +1,6 @@
+// Events: the Event type, the parser of an event's text, and the table of
+// event types with their handlers.
+
 package aguistate
 
 import (
@@ -7,14 +10,13 @@ import (
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
-// Event is one AG-UI event as it arrived on the wire: a JSON object with a
-// string "type" and camelCase fields. Every member is kept verbatim, so an
-// event type this package does not know (the protocol grows) loses nothing.
+// Event is one AG-UI event as it arrived: a JSON object with a string
+// "type". Every member is kept verbatim, so an event of a type this package
+// does not know loses nothing.
 type Event struct {
-	// Position is the event's position among the events given to the
-	// Consumer, from 1, rejected events included; it goes on across runs
-	// and from a checkpoint. [ReadEvents] counts the events of its reader
-	// instead. This is the one definition of an event's position.
+	// Position counts the events given to the Consumer, from 1, rejected
+	// ones included. It goes on across runs and from a checkpoint. The
+	// errors of [ReadEvents] count the events of its reader instead.
 	Position int
 	// Type is the event's "type" member, such as "STATE_DELTA" or "CUSTOM".
 	Type string
@@ -24,7 +26,8 @@ type Event struct {
 // Value returns the whole event object.
 func (e Event) Value() Value { return valueOf(e.v) }
 
-// MarshalJSON returns the event's JSON text as received. It never fails.
+// MarshalJSON returns the event's compact JSON text, members and numbers
+// as received. It never fails.
 func (e Event) MarshalJSON() ([]byte, error) { return e.Value().MarshalJSON() }
 
 // parseEvent reads one event in the AG-UI wire form. Invalid JSON, a

@@ -1,3 +1,6 @@
+// Tests of events: pass-through types, warnings, the table of event types,
+// Event.MarshalJSON.
+
 package aguistate
 
 import (

@@ -1,3 +1,5 @@
+// Runnable examples, checked by go test.
+
 package aguistate_test
 
 import (

@@ -1,3 +1,6 @@
+// The member reader event handlers use: required and optional members of a
+// kind, and the first failure.
+
 package aguistate
 
 import (

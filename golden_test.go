@@ -1,3 +1,6 @@
+// Golden files: each stream under testdata/streams against its
+// NAME.golden.json (go test -run TestGolden -update rewrites them).
+
 package aguistate
 
 import (

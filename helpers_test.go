@@ -1,3 +1,6 @@
+// Helpers shared by the tests: the shared data folder, JSON comparison, table
+// rows of events.
+
 package aguistate
 
 import (

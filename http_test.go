@@ -1,3 +1,5 @@
+// Tests of RunAgent and HTTPError against httptest agents.
+
 package aguistate
 
 import (

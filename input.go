@@ -1,3 +1,6 @@
+// RunAgentInput: the body of a run request, built from a Consumer and read
+// by one rule.
+
 package aguistate
 
 import (
@@ -10,19 +13,14 @@ import (
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
-// RunAgentInput is the body of an AG-UI run request (AG-UI RunAgentInput):
-// what a client POSTs to start the next run of a thread. [Consumer.NextInput]
-// fills it from what the Consumer holds, closing the loop the spec's
-// Cross-run behaviour section describes: the state goes back to the producer
-// as the next run's starting value.
+// RunAgentInput is the body of an AG-UI run request: what a client POSTs to
+// start the next run of a thread. [Consumer.NextInput] fills it from the
+// Consumer, so that the state goes back to the producer as the next run's
+// starting value (spec, Cross-run behaviour).
 //
-// Tools, Context, ForwardedProps and Resume are JSON text passed through as
-// given; they must be valid JSON when set. Resume answers the pending
-// interrupts ([Consumer.Interrupts]) with AG-UI resume entries:
-// [{"interruptId": ..., "status": "resolved" or "cancelled", "payload": ...}].
-//
-// A RunAgentInput decodes with encoding/json as well (see
-// [RunAgentInput.UnmarshalJSON]), keeping the state and messages exactly.
+// Tools, Context, ForwardedProps and Resume are JSON text, passed through;
+// when set, they must be valid JSON. Resume answers the pending interrupts
+// ([Consumer.Interrupts]) with AG-UI resume entries.
 type RunAgentInput struct {
 	ThreadID       string          `json:"threadId"`
 	RunID          string          `json:"runId"`
@@ -35,18 +33,16 @@ type RunAgentInput struct {
 	Resume         json.RawMessage `json:"resume,omitempty"`
 }
 
-// NextInput returns base with State and Messages set to exactly what the
-// Consumer holds, except activity messages, which never travel to the
-// producer (spec, MESSAGES_SNAPSHOT). An empty ThreadID becomes the thread
-// of the last run started (RUN_STARTED or [Consumer.StartRun]), or a new
-// random UUID (version 4) when no run has named one; an empty RunID becomes
-// a new random UUID. The other fields are base's.
-// The messages are immutable views; the slice is new.
+// NextInput returns base with State and Messages set to what the Consumer
+// holds. Activity messages stay behind: they never travel to the producer
+// (spec, MESSAGES_SNAPSHOT). An empty ThreadID becomes the thread of the
+// last run started, or a new random UUID when there is none. An empty
+// RunID becomes a new random UUID. The messages are immutable views in a
+// new slice.
 //
-// The state goes out as held, even when [Consumer.Diverged] reports that a
-// delta was skipped: check it first, and ask the producer for a snapshot
-// (or start the thread over) rather than send back a state known to differ
-// from the producer's.
+// The state goes out as held, even when [Consumer.Diverged] is true. Check
+// it first, and ask the producer for a snapshot rather than send back a
+// state known to be wrong.
 func (c *Consumer) NextInput(base RunAgentInput) RunAgentInput {
 	v := c.cur.Load()
 	in := base
@@ -69,12 +65,11 @@ func (c *Consumer) NextInput(base RunAgentInput) RunAgentInput {
 	return in
 }
 
-// MarshalJSON writes the input as one JSON object with the members in the
-// reference client's order: threadId, runId, parentRunId (when not empty),
-// tools, context, forwardedProps, state (unless State is the zero Value),
-// messages, resume (when set). A nil
-// Tools or Context is written as [], a nil ForwardedProps as {}, and the
-// messages verbatim. It fails when a RawMessage field is not valid JSON.
+// MarshalJSON writes the input as one JSON object, with the members in the
+// reference client's order. parentRunId is left out when empty, state when
+// State is the zero Value, and resume when not set. A nil Tools or Context
+// is written as [], a nil ForwardedProps as {}. Messages are written
+// verbatim. It fails when a RawMessage field is not valid JSON.
 func (in RunAgentInput) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
@@ -126,17 +121,16 @@ func (in RunAgentInput) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// UnmarshalJSON reads a RunAgentInput from its JSON object by the one rule
-// that [Consumer.StartRun] and RUN_STARTED's "input" also follow (the
-// README's "Where we differ" table compares it with the reference client):
+// UnmarshalJSON reads a RunAgentInput from its JSON object. [Consumer.StartRun]
+// and RUN_STARTED's "input" follow the same rule:
 //
-//   - Every member is optional, and null reads as absent, except "state",
+//   - Every member is optional. null reads as absent, except for "state",
 //     where null is the state null.
-//   - threadId, runId and parentRunId are strings; messages is an array of
-//     message objects with a string role and, when present, a non-empty
-//     string id; tools, context and resume are arrays. state and
+//   - threadId, runId and parentRunId are strings. messages is an array of
+//     message objects, each with a string role and, when present, a
+//     non-empty string id. tools, context and resume are arrays. state and
 //     forwardedProps may be any JSON value. Other members are ignored.
-//   - Member names match exactly: encoding/json would take "TOOLS" for
+//   - Names match exactly: encoding/json alone would take "TOOLS" for
 //     "tools".
 //
 // State and messages are kept verbatim. It returns an error wrapping

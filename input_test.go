@@ -1,3 +1,5 @@
+// Tests of RunAgentInput: NextInput, marshalling, the one reading rule.
+
 package aguistate
 
 import (

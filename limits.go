@@ -1,3 +1,5 @@
+// Enforcing the limits of Options on what a change makes.
+
 package aguistate
 
 import (

@@ -1,3 +1,5 @@
+// Tests of every limit, at it and one past it, and of the patch work bound.
+
 package aguistate
 
 import (

@@ -1,3 +1,5 @@
+// Message: a message of the thread, its roles, and the rules for reading a list of them.
+
 package aguistate
 
 import (
@@ -14,12 +16,11 @@ const (
 	roleReasoning = "reasoning" // kept, like activity, by a snapshot without its role
 )
 
-// Message is one message of a thread, kept verbatim: every field the
-// producer sent, known to this library or not (content, toolCalls,
-// subagentRunId, metadata, encryptedValue, ...), goes out in
-// [Message.MarshalJSON] exactly as it came in. ID and Role are copies of its
-// "id" and "role" fields for convenience; changing them changes nothing else.
-// ID is "" only for a message given in a run input without an id.
+// Message is one message of a thread, kept verbatim. Every member the
+// producer sent, known to this package or not, goes out in
+// [Message.MarshalJSON] as it came in. ID and Role copy its "id" and "role"
+// for convenience; changing them changes nothing else. ID is "" only for a
+// run input's message without an id.
 type Message struct {
 	ID   string
 	Role string
@@ -29,12 +30,12 @@ type Message struct {
 // Value returns the whole message object.
 func (m Message) Value() Value { return valueOf(m.v) }
 
-// MarshalJSON returns the message object's JSON text, as it was received. It
-// never fails.
+// MarshalJSON returns the message object's compact JSON text, members and
+// numbers as received. It never fails.
 func (m Message) MarshalJSON() ([]byte, error) { return Value{m.v}.MarshalJSON() }
 
-// UnmarshalJSON sets m to the message object in data, kept verbatim: an
-// object with a string "role" and, when it has one, a non-empty string "id"
+// UnmarshalJSON sets m to the message object in data, kept verbatim. The
+// object has a string "role", and a non-empty string "id" when it has one
 // (a run input's messages may lack one). It returns an error wrapping
 // [ErrMalformedEvent].
 func (m *Message) UnmarshalJSON(data []byte) error {

@@ -1,57 +1,53 @@
+// Options: what a Consumer can be configured with, and the defaults.
+
 package aguistate
 
 import "log/slog"
 
 // Options configures a [Consumer]. A nil *Options means the defaults. The
-// Consumer copies the struct; changing it afterwards has no effect.
+// Consumer keeps a copy; changing the struct afterwards has no effect.
 type Options struct {
-	// Logger, when not nil, receives one record at level Warn for every
-	// skipped event, with the attributes "event" (position, from 1), "type"
-	// and "err", and one at level Error for a subscriber that panicked.
-	// Default: nil, no logging.
+	// Logger receives a record at level Warn for each skipped event, with
+	// the attributes "event" (its position), "type" and "err". It receives
+	// one at level Error for a subscriber that panicked. Default: nil, no
+	// logging.
 	Logger *slog.Logger
 
-	// ValidateState, when not nil, is called with every candidate state
-	// before it is committed: the state a STATE_SNAPSHOT, a STATE_DELTA or a
-	// run input would make. When it returns an error the event is treated as
-	// a patch that fails to apply: skipped, reported as a warning wrapping
-	// ErrStateRejected and the error, and the state marked diverged; for
-	// [Consumer.StartRun] the error is returned. It runs while the Consumer
-	// is locked against writers, so it must not call Apply, Run or
+	// ValidateState is called with each candidate state before it is
+	// committed: the state that a snapshot, a delta, a run input or a
+	// checkpoint would make. An error rejects it. An event is then skipped
+	// with a warning wrapping [ErrStateRejected], and the state is marked
+	// diverged. StartRun and Restore return the error instead. It runs
+	// while writers are locked out, so it must not call Apply, Run or
 	// StartRun. Default: nil, no check. The spec's Security Considerations
-	// require applications to validate what they read out of state; this is
-	// one place to do it.
+	// ask applications to validate state; this is one place to do it.
 	ValidateState func(state Value) error
 
-	// Limits against hostile or broken producers. Exceeding any of them is
-	// a fatal error wrapping ErrLimit, and the Consumer stays as it was. A
-	// zero field takes its default; every field's range is 0 to the
-	// largest int.
+	// The limits below bound what a hostile or broken producer can make
+	// the Consumer hold or do. Exceeding one is a fatal error wrapping
+	// [ErrLimit], and the Consumer stays as it was. A field of 0 or less
+	// takes its default.
 
 	// MaxEventSize is the largest event, in bytes of JSON text. Default
 	// 16 MiB.
 	MaxEventSize int
-	// MaxDepth is the deepest nesting of arrays and objects in an event, in
-	// the state, and in a message. Default 1000; parsing never recurses
-	// deeper, so 100,000 nested arrays fail cleanly.
+	// MaxDepth is the deepest nesting of arrays and objects in an event,
+	// the state or a message. Default 1000. Parsing never recurses deeper,
+	// so 100,000 nested arrays fail cleanly.
 	MaxDepth int
-	// MaxPatchOps is the largest number of operations in one patch.
-	// Default 10,000.
+	// MaxPatchOps is the most operations in one patch. Default 10,000.
 	MaxPatchOps int
-	// MaxStateSize is the largest state, in bytes of compact JSON text,
-	// checked after every operation of a patch, so that repeated copy
-	// operations cannot blow memory up. It also bounds the work of one
-	// patch: the members and elements it moves or copies in all (each
-	// operation costs about the width of the containers it changes), so
-	// that a patch of legal size cannot take quadratic time. Default
-	// 64 MiB.
+	// MaxStateSize is the largest state, in bytes of compact JSON text. It
+	// is checked after each operation of a patch, so repeated copies cannot
+	// blow memory up. It also bounds the work of one patch, in members and
+	// elements moved or copied, so a patch cannot take quadratic time.
+	// Default 64 MiB.
 	MaxStateSize int
-	// MaxMessages is the largest number of messages held. Default 10,000.
+	// MaxMessages is the most messages held. Default 10,000.
 	MaxMessages int
-	// MaxMessageSize is the largest message, in bytes of compact JSON text:
-	// its content text, tool call arguments and other members together. It
-	// bounds an ACTIVITY_DELTA's work as MaxStateSize does a STATE_DELTA's.
-	// Default 8 MiB.
+	// MaxMessageSize is the largest message, in bytes of compact JSON text
+	// (content, tool call arguments and all). It bounds an ACTIVITY_DELTA's
+	// work as MaxStateSize bounds a STATE_DELTA's. Default 8 MiB.
 	MaxMessageSize int
 }
 

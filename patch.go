@@ -1,3 +1,6 @@
+// The RFC 6902 JSON Patch engine: decoding a patch, then applying it all or
+// nothing.
+
 package aguistate
 
 import (

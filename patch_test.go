@@ -1,3 +1,6 @@
+// Tests of the patch engine: table tests, sharing, cycles, errors, the RFC
+// 6902 conformance suite, FuzzApplyPatch against evanphx.
+
 package aguistate
 
 import (

@@ -1,3 +1,5 @@
+// The reconciler: MESSAGES_SNAPSHOT merged into the held messages by id.
+
 package aguistate
 
 import "github.com/aguistate/aguistate/internal/jsonv"

@@ -1,3 +1,5 @@
+// Runs: RUN_STARTED and its input, RUN_FINISHED and its interrupts, RUN_ERROR and steps.
+
 package aguistate
 
 import (
@@ -100,13 +102,12 @@ func (t *txn) step(ev *jsonv.Node) error {
 	return f.err
 }
 
-// Interrupts returns the interrupts pending on the thread: those of the last
-// RUN_FINISHED whose outcome has type "interrupt" (AG-UI 1.0 Interrupt
-// objects: id, reason, message, toolCallId, responseSchema, expiresAt,
-// metadata, subagentRunId, and any other member, each object verbatim but
-// for a "subagentRunId": null member, which is removed). Any other
-// RUN_FINISHED clears them; RUN_ERROR leaves them. It returns nil when none
-// are pending. The slice is new on each call; the values are immutable views.
+// Interrupts returns the interrupts pending on the thread: those of the
+// last RUN_FINISHED whose outcome has type "interrupt". Each is an AG-UI
+// 1.0 Interrupt object, kept verbatim but for a "subagentRunId": null
+// member, which is removed. Any other RUN_FINISHED clears them; RUN_ERROR
+// leaves them. It returns nil when none are pending. The slice is new on
+// each call; the values are immutable views.
 func (c *Consumer) Interrupts() []Value {
 	in := c.cur.Load().interrupts
 	if len(in) == 0 {

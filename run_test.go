@@ -1,3 +1,5 @@
+// Tests of the run events: inputs, interrupts, malformed runs.
+
 package aguistate
 
 import (

@@ -1,3 +1,6 @@
+// Tests over the shared data in ../shared: the recorded streams, the semantics
+// vectors, the RFC 6902 conformance suite.
+
 package aguistate
 
 import (

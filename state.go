@@ -1,3 +1,5 @@
+// State events: STATE_SNAPSHOT and STATE_DELTA.
+
 package aguistate
 
 import (

@@ -1,3 +1,5 @@
+// Streams: reading events from an io.Reader, and applying them.
+
 package aguistate
 
 import (
@@ -11,30 +13,29 @@ import (
 	"github.com/aguistate/aguistate/internal/framing"
 )
 
-// ReadEvents returns an iterator over the JSON text of each event in r,
-// which holds an AG-UI event stream in one of three framings, told apart by
-// its first byte (after an optional UTF-8 byte order mark and white space):
+// ReadEvents returns an iterator over the JSON text of each event in r. The
+// first byte of r picks the framing, after an optional UTF-8 byte order
+// mark and white space:
 //
-//   - "[": one JSON array of events (RFC 8259), read one element at a time;
-//   - "{": JSON Lines, one event per line;
-//   - anything else: server-sent events (text/event-stream, WHATWG HTML
-//     section 9.2.6): LF, CR or CRLF line ends, "data:" with or without a
-//     space, multi-line data joined with "\n", comments and the id, event
-//     and retry fields ignored, and a partial event at EOF dropped.
+//   - "[": one JSON array of events (RFC 8259), read an element at a time.
+//   - "{": JSON Lines, one event per line.
+//   - anything else: server-sent events (WHATWG HTML section 9.2.6). Lines
+//     end in LF, CR or CRLF, and the data lines of an event are joined
+//     with "\n". Comments and the id, event and retry fields are ignored.
+//     An event cut short by EOF is dropped.
 //
-// The contract: it yields each event's text with a nil error; it stops at
-// the first error, which it yields once with nil text; io.EOF is not an
-// error, the iteration just ends. It never yields text together with an
-// error, and it does not reconnect or retry. The text is valid only until
-// the next step. An element of a JSON array stream may nest at most 10,000
-// deep (a deeper MaxDepth applies to the other framings only). Events
-// whose text is empty or white space (an SSE
-// "data:" line with nothing after it, sent to keep a connection open) are
-// passed over. An event longer than opts.MaxEventSize bytes (default
-// 16 MiB) gives an *EventError wrapping [ErrLimit]; a JSON
-// array stream with broken framing gives one wrapping [ErrMalformedEvent];
-// an error from r is wrapped as it is. EventError.Position counts events in r
-// from 1. The text itself is not checked: [Consumer.Apply] does that.
+// It yields each event's text with a nil error. It stops at the first
+// error, which it yields once with nil text. EOF is not an error. It never
+// reconnects or retries. The text is valid until the next step. An event
+// whose text is only white space (an SSE keep-alive) is passed over. The
+// text is not checked: [Consumer.Apply] does that.
+//
+// An event longer than opts.MaxEventSize gives an *[EventError] wrapping
+// [ErrLimit], and so does an element of a JSON array nested more than
+// 10,000 deep. Broken JSON array framing gives one wrapping
+// [ErrMalformedEvent], with encoding/json's *json.SyntaxError in the chain.
+// An error from r is wrapped as it is. Positions count the events of r,
+// from 1.
 func ReadEvents(r io.Reader, opts *Options) iter.Seq2[[]byte, error] {
 	var o Options
 	if opts != nil {
@@ -74,13 +75,13 @@ func framingError(err error) error {
 	return ee
 }
 
-// Run reads an event stream from r (framed as [ReadEvents] says) and
-// applies each event with [Consumer.Apply] until EOF, which is success, or
-// the first fatal error, which it returns as an *EventError whose Index
-// counts the events given to this Consumer. Skipped events are reported to
-// subscribers and do not stop it. It checks ctx before each event and
-// returns ctx.Err() once ctx is done; to interrupt a read that blocks, close
-// r (an HTTP response body closes when its request's context ends).
+// Run applies each event of r, framed as [ReadEvents] says, with
+// [Consumer.Apply]. It returns nil at EOF. It returns the first fatal
+// error, an *[EventError] whose position counts the events given to the
+// Consumer. Skipped events are reported to subscribers and do not stop it.
+// It checks ctx before each event and returns ctx.Err() once ctx is done.
+// To stop a read that blocks, close r; an HTTP response body closes when
+// its request's context ends.
 func (c *Consumer) Run(ctx context.Context, r io.Reader) error {
 	for text, err := range ReadEvents(r, &c.opts) {
 		if err != nil {

@@ -1,3 +1,5 @@
+// Tests of ReadEvents and Run.
+
 package aguistate
 
 import (

@@ -1,11 +1,13 @@
+// Text and reasoning messages: TEXT_MESSAGE_*, REASONING_* and
+// REASONING_ENCRYPTED_VALUE.
+
 package aguistate
 
 import (
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
-// Text and reasoning messages (AG-UI TEXT_MESSAGE_* and REASONING_*). A
-// reasoning message is built exactly as a text message is, with the role
+// A reasoning message is built as a text message is, with the role
 // "reasoning" and no name, so both families share these handlers.
 
 // textStart applies TEXT_MESSAGE_START.

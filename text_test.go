@@ -1,3 +1,5 @@
+// Tests of the text and reasoning events.
+
 package aguistate
 
 import "testing"

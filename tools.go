@@ -1,11 +1,12 @@
+// Tool calls: TOOL_CALL_START, _ARGS, _END and _RESULT.
+
 package aguistate
 
 import (
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
-// Tool calls (AG-UI TOOL_CALL_START, _ARGS, _END and _RESULT). A tool call
-// lives in the "toolCalls" array of an assistant message as
+// A tool call lives in the "toolCalls" array of an assistant message as
 // {id, type: "function", function: {name, arguments}, metadata?}.
 
 // toolCallRef locates one tool call: the position of its message, the

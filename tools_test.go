@@ -1,3 +1,5 @@
+// Tests of the tool call events.
+
 package aguistate
 
 import (

@@ -1,3 +1,6 @@
+// The work of one change: the view being built, and its edits to the message
+// list.
+
 package aguistate
 
 import (

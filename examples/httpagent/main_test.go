@@ -1,3 +1,5 @@
+// Tests of the httpagent command against httptest agents.
+
 package main
 
 import (

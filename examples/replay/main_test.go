@@ -1,3 +1,5 @@
+// Tests of the replay command.
+
 package main
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the validate command.
+
 package main
 
 import (

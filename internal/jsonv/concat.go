@@ -1,3 +1,5 @@
+// Concat: strings that grow by small pieces at the cost of the piece.
+
 package jsonv
 
 import (

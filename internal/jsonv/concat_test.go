@@ -1,3 +1,5 @@
+// Tests of Concat.
+
 package jsonv
 
 import (

@@ -1,3 +1,5 @@
+// Writing a value as compact JSON text.
+
 package jsonv
 
 const hexDigits = "0123456789abcdef"

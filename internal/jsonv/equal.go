@@ -1,3 +1,6 @@
+// Equality of JSON values (RFC 6902 section 4.6), numbers by exact decimal
+// value.
+
 package jsonv
 
 import (

@@ -1,3 +1,5 @@
+// Tests of Equal and NumberEqual.
+
 package jsonv
 
 import (

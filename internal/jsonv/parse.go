@@ -1,3 +1,5 @@
+// The strict RFC 8259 parser.
+
 package jsonv
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the parser: round trips, rejections, depth, sizes, messages.
+
 package jsonv
 
 import (

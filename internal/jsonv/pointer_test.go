@@ -1,3 +1,5 @@
+// Tests of JSON Pointers: parsing, escaping, evaluation.
+
 package jsonv
 
 import (
