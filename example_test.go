@@ -265,3 +265,13 @@ func ExampleRestore() {
 	fmt.Println(r.State(), string(b))
 	// Output: {"n":12345678901234567890} {"id":"m1","role":"assistant","content":"Hello"}
 }
+
+// Equal compares JSON values as RFC 6902 does: numbers by value, objects
+// whatever their member order. String compares text.
+func ExampleValue_Equal() {
+	var a, b aguistate.Value
+	_ = json.Unmarshal([]byte(`{"total":12.50,"items":["tea"]}`), &a)
+	_ = json.Unmarshal([]byte(`{"items":["tea"],"total":1.25e1}`), &b)
+	fmt.Println(a.Equal(b), a.String() == b.String())
+	// Output: true false
+}
