@@ -162,8 +162,9 @@ func (e *HTTPError) Error() string {
 }
 
 // errNoRunEnd reports a run's stream that ended cleanly but without saying
-// that the run ended.
-var errNoRunEnd error = unexpectedEOF("aguistate: the stream ended before RUN_FINISHED or RUN_ERROR")
+// that the run ended. It wraps io.ErrUnexpectedEOF, as a body cut short
+// does.
+var errNoRunEnd = apiError(unexpectedEOF("the stream ended before RUN_FINISHED or RUN_ERROR"))
 
 // unexpectedEOF is an error with its own text that wraps io.ErrUnexpectedEOF.
 type unexpectedEOF string

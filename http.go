@@ -46,13 +46,13 @@ func (c *Consumer) RunAgent(ctx context.Context, client *http.Client, url string
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("aguistate: run request: %w", err)
+		return apiError(fmt.Errorf("run request: %w", err))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
 	resp, err := client.Do(req)
 	if err != nil {
-		return fmt.Errorf("aguistate: run request: %w", err)
+		return apiError(fmt.Errorf("run request: %w", err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -71,7 +71,7 @@ func (c *Consumer) RunAgent(ctx context.Context, client *http.Client, url string
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			// The body was closed because ctx ended: that is the cause.
-			return fmt.Errorf("aguistate: run stopped: %w", ctxErr)
+			return apiError(fmt.Errorf("run stopped: %w", ctxErr))
 		}
 		return err
 	}

@@ -85,7 +85,7 @@ func (in RunAgentInput) MarshalJSON() ([]byte, error) {
 		if r == nil {
 			b.WriteString(def)
 		} else if err := json.Compact(&b, r); err != nil {
-			return fmt.Errorf("aguistate: RunAgentInput.%s: %w", name, err)
+			return apiError(fmt.Errorf("RunAgentInput.%s: %w", name, err))
 		}
 		return nil
 	}
