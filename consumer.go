@@ -28,7 +28,7 @@ type Consumer struct {
 }
 
 // view is everything a reader can see. It is never changed once published:
-// each event makes a new one that shares what the event did not touch.
+// each change makes a new one that shares what the change did not touch.
 type view struct {
 	state    *jsonv.Node
 	messages []Message

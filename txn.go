@@ -9,9 +9,10 @@ import (
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
-// txn is the work of applying one event: the view before it, the view being
-// built, and what changed. Nothing in old is modified; next is published
-// only when the event succeeds.
+// txn is the work of one change (an event, a run input, a checkpoint): the
+// view before it, the view being built, and what changed. Nothing in old
+// is modified. [Consumer.begin] starts a txn, and next is published only
+// when [Consumer.check] passes.
 type txn struct {
 	old    *view
 	next   view
