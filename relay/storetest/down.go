@@ -113,9 +113,13 @@ func testCut(t *testing.T, h Harness) {
 	const size = 5
 	acked := make(map[int64]string)
 	pos, failures := int64(1), 0
+	cut := make(chan struct{})
 	for i := 0; failures < 3 && i < 1000; i++ {
 		if i == 20 {
-			go p.cut() // while an append is on its way, or soon
+			go func() { // while an append is on its way, or soon
+				p.cut()
+				close(cut)
+			}()
 		}
 		batch := events(fmt.Sprint("b", i), 1, size)
 		err := via.Append(ctx, "t", pos, batch...)
@@ -152,6 +156,7 @@ func testCut(t *testing.T, h Harness) {
 		}
 	}
 
+	<-cut
 	p.restore(t)
 	next := int64(len(got)) + 1
 	deadline := time.Now().Add(30 * time.Second)
