@@ -21,14 +21,18 @@ type Entry struct {
 // implementation keeps threads in a server.
 //
 // Every method takes a context first and returns, or has its sequence
-// yield, an error wrapping the context's error when it ends first; a call
-// that fails changes nothing.
+// yield, an error wrapping the context's error when it ends first. A call
+// that returns an error has changed nothing, except that a write cut off by
+// a failing store or connection may have been made whole.
 type Store interface {
 	// Append adds events at positions pos, pos+1, ... if the log's last
 	// position is pos-1 (0 for a thread with no log), all or none: two
 	// writers can never interleave. Otherwise it writes nothing and returns
 	// a [*ConflictError]. With no events it does nothing and returns nil.
-	// The store keeps copies of the events.
+	// The store keeps copies of the events. After any other error the
+	// events may all be in the log (the store failed after writing them),
+	// never some of them: read the log to know. A driver that retries may
+	// then even report a conflict with the caller's own events.
 	Append(ctx context.Context, thread string, pos int64, events ...[]byte) error
 
 	// Read returns the entries after position after, in order, to the end
