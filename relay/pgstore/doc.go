@@ -9,7 +9,8 @@
 // Each append sends a NOTIFY on the channel "SCHEMA.aguistate_events" whose
 // payload is the md5 of the thread id (hex); Follow LISTENs on it with one
 // connection per Store ([github.com/jackc/pgxlisten]) and reads the table
-// when woken.
+// when woken. Thread ids are stored as text: one holding a NUL character
+// is an error.
 //
 // # Errors
 //

@@ -8,7 +8,9 @@
 // trims run as Lua scripts, so each check and the write it guards are
 // atomic. Follow reads the stream with XREAD BLOCK: every replica following
 // a thread sees each append, whichever replica made it. The two keys of a
-// thread share a hash tag, so the store works on a Redis Cluster too.
+// thread share a hash tag, "{THREAD}", so the store works on a Redis
+// Cluster too, for thread ids that are not empty and a prefix without
+// braces.
 //
 // # Errors
 //
