@@ -10,7 +10,7 @@
 // payload is the md5 of the thread id (hex); Follow LISTENs on it with one
 // connection per Store ([github.com/jackc/pgxlisten]) and reads the table
 // when woken. Thread ids are stored as text: one holding a NUL character
-// is an error.
+// or invalid UTF-8 is an error.
 //
 // # Errors
 //

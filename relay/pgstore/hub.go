@@ -28,8 +28,8 @@ type hub struct {
 	mu      sync.Mutex
 	waiters map[string]map[chan struct{}]bool // by notification payload
 	stop    context.CancelFunc                // nil until the listener starts
-	done    chan struct{}
-	closed  bool
+	done    chan struct{}                     // closed when the listener has stopped
+	closed  chan struct{}                     // closed by close
 }
 
 // register returns a channel that receives a value when the thread whose
@@ -38,8 +38,10 @@ type hub struct {
 func (h *hub) register(key string) chan struct{} {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.closed {
+	select {
+	case <-h.closed:
 		return nil
+	default:
 	}
 	if h.stop == nil {
 		ctx, stop := context.WithCancel(context.Background())
@@ -103,17 +105,21 @@ func (h *hub) wakeAll() {
 	}
 }
 
-// close stops the listener and waits for it.
+// close stops the listener and waits for it. The followers that wait see
+// h.closed.
 func (h *hub) close() {
 	h.mu.Lock()
-	h.closed = true
+	select {
+	case <-h.closed:
+	default:
+		close(h.closed)
+	}
 	stop, done := h.stop, h.done
 	h.mu.Unlock()
 	if stop != nil {
 		stop()
 		<-done
 	}
-	h.wakeAll()
 }
 
 func wake(ch chan struct{}) {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/aguistate/aguistate/relay/pgstore"
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -44,16 +43,11 @@ func (l *logCount) warnings() int {
 func TestListenerReconnects(t *testing.T) {
 	harness(t) // skips without a server
 	ns := "aguistate_test_listen_" + strings.ReplaceAll(time.Now().Format("150405.000000"), ".", "")
-	pool := newPool(t, "")
+	pool := setup(t, ns)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	logs := &logCount{}
 	opts := &pgstore.Options{Schema: ns, Logger: slog.New(logs)}
-	require.NoError(t, pgstore.Setup(ctx, pool, opts))
-	t.Cleanup(func() {
-		_, err := pool.Exec(context.Background(), "DROP SCHEMA "+pgx.Identifier{ns}.Sanitize()+" CASCADE")
-		assert.NoError(t, err)
-	})
 	s, err := pgstore.New(pool, opts)
 	require.NoError(t, err)
 	defer s.Close()
@@ -88,4 +82,32 @@ func TestListenerReconnects(t *testing.T) {
 		t.Fatal("the follower missed the event appended while the store listened again")
 	}
 	assert.Positive(t, logs.warnings(), "the lost connection is logged")
+}
+
+// TestCloseEndsFollow closes a store while a follower waits: the follow
+// ends with an error, and so does a later one.
+func TestCloseEndsFollow(t *testing.T) {
+	harness(t) // skips without a server
+	ns := "aguistate_test_close_" + strings.ReplaceAll(time.Now().Format("150405.000000"), ".", "")
+	pool := setup(t, ns)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	opts := &pgstore.Options{Schema: ns}
+	s, err := pgstore.New(pool, opts)
+	require.NoError(t, err)
+
+	ended := make(chan error)
+	go func() {
+		for _, err := range s.Follow(ctx, "t", 0) {
+			ended <- err
+			return
+		}
+	}()
+	time.Sleep(100 * time.Millisecond) // let it wait
+	s.Close()
+	assert.ErrorContains(t, <-ended, "closed")
+	for _, err := range s.Follow(ctx, "t", 0) {
+		assert.ErrorContains(t, err, "closed")
+		break
+	}
 }

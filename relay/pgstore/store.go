@@ -61,6 +61,7 @@ func New(pool *pgxpool.Pool, opts *Options) (*Store, error) {
 			channel: t.channel,
 			logger:  logger,
 			waiters: make(map[string]map[chan struct{}]bool),
+			closed:  make(chan struct{}),
 		},
 	}
 	// The append inserts the events only if the log ends right before them;
@@ -96,8 +97,8 @@ AND pos < (SELECT least($2::bigint, pos) FROM %s WHERE thread = $1)`, t.events, 
 	return s, nil
 }
 
-// Close stops listening for appends; the follows that wait end with an
-// error. It does not close the pool.
+// Close stops listening for appends: follows that wait, and later ones,
+// end with an error. It does not close the pool; close that after Close.
 func (s *Store) Close() {
 	s.hub.close()
 }
@@ -219,9 +220,10 @@ func (p pager) Page(ctx context.Context, from int64, n int) ([]relay.Entry, erro
 }
 
 func (p pager) Wait(ctx context.Context, after int64, n int) ([]relay.Entry, error) {
+	closed := fmt.Errorf("aguistate: postgres: follow thread %q: the store is closed", p.thread)
 	ch := p.s.hub.register(p.key)
 	if ch == nil {
-		return nil, fmt.Errorf("aguistate: postgres: follow thread %q: the store is closed", p.thread)
+		return nil, closed
 	}
 	defer p.s.hub.unregister(p.key, ch)
 	for {
@@ -231,6 +233,8 @@ func (p pager) Wait(ctx context.Context, after int64, n int) ([]relay.Entry, err
 		}
 		select {
 		case <-ch:
+		case <-p.s.hub.closed:
+			return nil, closed
 		case <-ctx.Done():
 			return nil, wrap("follow", p.thread, ctx.Err())
 		}

@@ -54,18 +54,24 @@ func newPool(tb testing.TB, addr string) *pgxpool.Pool {
 	return pool
 }
 
-// open returns a Store on schema ns, set up through a direct connection,
-// and drops the schema when tb ends.
-func open(tb testing.TB, ns, addr string) relay.Store {
-	opts := &pgstore.Options{Schema: ns}
+// setup creates the store's tables in schema ns through a new direct
+// pool, which it returns, and drops the schema when tb ends.
+func setup(tb testing.TB, ns string) *pgxpool.Pool {
 	direct := newPool(tb, "")
 	ctx := context.Background()
-	require.NoError(tb, pgstore.Setup(ctx, direct, opts))
+	require.NoError(tb, pgstore.Setup(ctx, direct, &pgstore.Options{Schema: ns}))
 	tb.Cleanup(func() {
 		_, err := direct.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{ns}.Sanitize()+" CASCADE")
 		require.NoError(tb, err)
 	})
-	s, err := pgstore.New(newPool(tb, addr), opts)
+	return direct
+}
+
+// open returns a Store on schema ns, set up through a direct connection,
+// that reaches the server at addr.
+func open(tb testing.TB, ns, addr string) relay.Store {
+	setup(tb, ns)
+	s, err := pgstore.New(newPool(tb, addr), &pgstore.Options{Schema: ns})
 	require.NoError(tb, err)
 	tb.Cleanup(s.Close)
 	return s
