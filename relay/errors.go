@@ -62,11 +62,10 @@ type RangeError struct {
 // after N were trimmed" or "...: N is past the log's end". Do not depend on
 // the text.
 func (e *RangeError) Error() string {
-	why := "is past the log's end"
 	if e.Trimmed {
-		why = "is followed by trimmed entries"
+		return fmt.Sprintf("aguistate: position not in the log: thread %q: entries after %d were trimmed", e.Thread, e.After)
 	}
-	return fmt.Sprintf("aguistate: position not in the log: thread %q: position %d %s", e.Thread, e.After, why)
+	return fmt.Sprintf("aguistate: position not in the log: thread %q: %d is past the log's end", e.Thread, e.After)
 }
 
 // Unwrap returns [ErrOutOfRange].

@@ -9,10 +9,12 @@ import (
 const scanPage = 256
 
 // Pager reads one thread's log for [Scan]. A [Store] implementation provides
-// one to get Read and Follow with the checks the Store interface promises.
-// Its errors reach the caller of Read or Follow as they are.
+// one to get Read and Follow with the checks the Store interface promises;
+// Scan relies on [Store.Trim] never removing the last entry. The Pager's
+// errors reach the caller of Read or Follow as they are.
 type Pager interface {
-	// Page returns up to n entries at positions from on, in order.
+	// Page returns the entries at positions from on, in order: n of them,
+	// or fewer when the log ends.
 	Page(ctx context.Context, from int64, n int) ([]Entry, error)
 
 	// Wait returns up to n entries after position after, in order, waiting
