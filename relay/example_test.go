@@ -1,0 +1,82 @@
+package relay_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aguistate/aguistate"
+	"github.com/aguistate/aguistate/relay"
+)
+
+// A writer applies a thread's events, appends each at its position and
+// checkpoints the Consumer; a viewer who saw only the first event joins
+// again after the log was trimmed, from the checkpoint and the rest of the
+// log.
+func Example() {
+	ctx := context.Background()
+	store := relay.NewMemory()
+	stream := []string{
+		`{"type":"RUN_STARTED","threadId":"t1","runId":"r1"}`,
+		`{"type":"STATE_SNAPSHOT","snapshot":{"count":0}}`,
+		`{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/count","value":1}]}`,
+		`{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/count","value":2}]}`,
+		`{"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}`,
+	}
+	writer := aguistate.New(nil)
+	for i, e := range stream {
+		pos := int64(i + 1)
+		if err := writer.Apply([]byte(e)); err != nil {
+			fmt.Println(err)
+			return
+		}
+		if err := store.Append(ctx, "t1", pos, []byte(e)); err != nil {
+			fmt.Println(err) // a *relay.ConflictError: another writer has the thread
+			return
+		}
+		if pos == 3 {
+			_ = store.SaveCheckpoint(ctx, "t1", pos, writer.Checkpoint())
+			_ = store.Trim(ctx, "t1", pos)
+		}
+	}
+
+	// The viewer saw the first event: it reads on from there or, when the
+	// log no longer holds what follows, from the checkpoint.
+	viewer := aguistate.New(nil)
+	_ = viewer.Apply([]byte(stream[0]))
+	err := catchUp(ctx, store, viewer, 1)
+	if errors.Is(err, relay.ErrOutOfRange) {
+		fmt.Println("trimmed: start from the checkpoint")
+		var pos int64
+		var data []byte
+		if pos, data, err = store.LoadCheckpoint(ctx, "t1"); err == nil {
+			if viewer, err = aguistate.Restore(data, nil); err == nil {
+				err = catchUp(ctx, store, viewer, pos)
+			}
+		}
+	}
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(viewer.State())
+	// Output:
+	// trimmed: start from the checkpoint
+	// apply event 4
+	// apply event 5
+	// {"count":2}
+}
+
+// catchUp applies to c the events of thread t1 after position after.
+func catchUp(ctx context.Context, store relay.Store, c *aguistate.Consumer, after int64) error {
+	for e, err := range store.Read(ctx, "t1", after) {
+		if err != nil {
+			return err
+		}
+		fmt.Println("apply event", e.Pos)
+		if err := c.Apply(e.Event); err != nil {
+			return err
+		}
+	}
+	return nil
+}

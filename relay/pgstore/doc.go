@@ -1,0 +1,20 @@
+// Package pgstore keeps AG-UI thread logs and checkpoints in PostgreSQL, as
+// a [relay.Store] that several replicas share.
+//
+// Use [Setup] once to create the tables, then [New] with a pgx pool. The
+// log is a table with one row per event and the primary key (thread, pos);
+// an append inserts its events only if the log ends right before them, in
+// one statement, and the primary key makes two concurrent appends at one
+// position a conflict. Checkpoints are a table with one row per thread.
+// Each append sends a NOTIFY on the channel "SCHEMA.aguistate_events" whose
+// payload is the md5 of the thread id (hex); Follow LISTENs on it with one
+// connection per Store ([github.com/jackc/pgxlisten]) and reads the table
+// when woken. Thread ids are stored as text: one holding a NUL character
+// or invalid UTF-8 is an error.
+//
+// # Errors
+//
+// A server that cannot be reached is an error wrapping the driver's,
+// beginning "aguistate: postgres:". An append cut off in the middle has
+// written all its events or none; read the log to know which.
+package pgstore

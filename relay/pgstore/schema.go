@@ -1,0 +1,77 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// maxSchema is the longest schema name, in bytes, that leaves room in
+// PostgreSQL's 63-byte identifiers for the notification channel's name.
+const maxSchema = 63 - len(".aguistate_events")
+
+// tables names the store's tables and notification channel in one schema.
+type tables struct {
+	schema      string
+	events      string // quoted, qualified
+	checkpoints string // quoted, qualified
+	channel     string // unquoted: "SCHEMA.aguistate_events"
+}
+
+func newTables(opts *Options) (tables, error) {
+	schema := "public"
+	if opts != nil && opts.Schema != "" {
+		schema = opts.Schema
+	}
+	if len(schema) > maxSchema {
+		return tables{}, fmt.Errorf("aguistate: postgres: schema name %q is longer than %d bytes", schema, maxSchema)
+	}
+	return tables{
+		schema:      schema,
+		events:      pgx.Identifier{schema, "aguistate_events"}.Sanitize(),
+		checkpoints: pgx.Identifier{schema, "aguistate_checkpoints"}.Sanitize(),
+		channel:     schema + ".aguistate_events",
+	}, nil
+}
+
+// Setup creates the schema that opts names (unless it exists) and the
+// store's two tables in it (unless they exist), in one transaction:
+//
+//	aguistate_events      (thread text, pos bigint, event bytea, PRIMARY KEY (thread, pos))
+//	aguistate_checkpoints (thread text PRIMARY KEY, pos bigint, data bytea)
+//
+// Run it once before the first [New] on a database, at deployment or at
+// start: it is idempotent, and concurrent calls wait for one another.
+func Setup(ctx context.Context, pool *pgxpool.Pool, opts *Options) error {
+	t, err := newTables(opts)
+	if err != nil {
+		return err
+	}
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext($1))", "aguistate setup "+t.schema); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{t.schema}.Sanitize()); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, fmt.Sprintf(`
+CREATE TABLE IF NOT EXISTS %s (
+	thread text NOT NULL,
+	pos bigint NOT NULL,
+	event bytea NOT NULL,
+	PRIMARY KEY (thread, pos)
+);
+CREATE TABLE IF NOT EXISTS %s (
+	thread text PRIMARY KEY,
+	pos bigint NOT NULL,
+	data bytea NOT NULL
+)`, t.events, t.checkpoints))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("aguistate: postgres: set up schema %q: %w", t.schema, err)
+	}
+	return nil
+}

@@ -1,0 +1,82 @@
+package pgstore_test
+
+import (
+	"context"
+	"net"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/aguistate/aguistate/relay"
+	"github.com/aguistate/aguistate/relay/pgstore"
+	"github.com/aguistate/aguistate/relay/storetest"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+)
+
+// serverURL is the PostgreSQL database the tests use.
+const serverURL = "postgres://postgres@127.0.0.1:5432/test"
+
+// harness returns the storetest harness for the database at serverURL. It
+// skips tb when the server does not answer, and fails it instead when the
+// CI environment variable is set.
+func harness(tb testing.TB) storetest.Harness {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, serverURL)
+	if err == nil {
+		err = conn.Ping(ctx)
+		conn.Close(ctx)
+	}
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			tb.Fatalf("PostgreSQL is required in CI at %s: %v", serverURL, err)
+		}
+		tb.Skipf("PostgreSQL does not answer at %s (start it to run these tests): %v", serverURL, err)
+	}
+	cfg, err := pgx.ParseConfig(serverURL)
+	require.NoError(tb, err)
+	return storetest.Harness{Open: open, Addr: net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))}
+}
+
+// newPool returns a pool on the database at serverURL, reached at addr
+// (host:port) when it is not "", closed when tb ends.
+func newPool(tb testing.TB, addr string) *pgxpool.Pool {
+	url := serverURL
+	if addr != "" {
+		url = "postgres://postgres@" + addr + "/test?connect_timeout=5"
+	}
+	pool, err := pgxpool.New(context.Background(), url)
+	require.NoError(tb, err)
+	tb.Cleanup(pool.Close)
+	return pool
+}
+
+// setup creates the store's tables in schema ns through a new direct
+// pool, which it returns, and drops the schema when tb ends.
+func setup(tb testing.TB, ns string) *pgxpool.Pool {
+	direct := newPool(tb, "")
+	ctx := context.Background()
+	require.NoError(tb, pgstore.Setup(ctx, direct, &pgstore.Options{Schema: ns}))
+	tb.Cleanup(func() {
+		_, err := direct.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{ns}.Sanitize()+" CASCADE")
+		require.NoError(tb, err)
+	})
+	return direct
+}
+
+// open returns a Store on schema ns, set up through a direct connection,
+// that reaches the server at addr.
+func open(tb testing.TB, ns, addr string) relay.Store {
+	setup(tb, ns)
+	s, err := pgstore.New(newPool(tb, addr), &pgstore.Options{Schema: ns})
+	require.NoError(tb, err)
+	tb.Cleanup(s.Close)
+	return s
+}
+
+func TestStore(t *testing.T) { storetest.Run(t, harness(t)) }
+
+func BenchmarkStore(b *testing.B) { storetest.Bench(b, harness(b)) }

@@ -1,0 +1,26 @@
+// Package redisstore keeps AG-UI thread logs and checkpoints in Redis, as a
+// [relay.Store] that several replicas share.
+//
+// Use [New] with a go-redis client. Each thread has two keys, named by
+// [Options].Prefix and the thread id: a stream, the log, whose entry ids
+// are the events' positions ("POS-0", the event in field "e"), and a hash
+// with the checkpoint (fields "pos" and "data"). Appends, checkpoints and
+// trims run as Lua scripts, so each check and the write it guards are
+// atomic. Follow reads the stream with XREAD BLOCK: every replica following
+// a thread sees each append, whichever replica made it. The two keys of a
+// thread share a hash tag, "{THREAD}", so the store works on a Redis
+// Cluster too, for thread ids that are not empty and a prefix without
+// braces.
+//
+// # Errors
+//
+// A server that cannot be reached is an error wrapping the driver's,
+// beginning "aguistate: redis:". An append cut off in the middle has
+// written all its events or none; read the log to know which.
+//
+// # Concurrency
+//
+// Each Follow holds one of the client's connections while it waits, up to
+// a second at a time, and notices a cancelled context within that second.
+// Share one Follow per thread among the viewers of a process.
+package redisstore

@@ -1,0 +1,53 @@
+package redisstore
+
+import "github.com/redis/go-redis/v9"
+
+// The scripts run atomically in Redis, so that each check and the write it
+// guards are one step. KEYS[1] is a thread's log, a stream whose entry ids
+// are "POS-0" with the event in field "e"; KEYS[2] is its checkpoint, a
+// hash with fields "pos" and "data". Trim never removes a log's last entry,
+// so the newest entry gives the log's last position.
+const lastPosition = `
+local function last(log)
+  local top = redis.call('XREVRANGE', log, '+', '-', 'COUNT', 1)
+  if #top == 0 then return 0 end
+  return tonumber(string.match(top[1][1], '^%d+'))
+end
+`
+
+// appendScript appends ARGV[2], ARGV[3], ... at positions ARGV[1], ... if
+// the log ends at ARGV[1]-1. It returns {1, last} after appending, {0,
+// last} when the position conflicts.
+var appendScript = redis.NewScript(lastPosition + `
+local pos = tonumber(ARGV[1])
+local n = last(KEYS[1])
+if pos ~= n + 1 then return {0, n} end
+for i = 2, #ARGV do
+  redis.call('XADD', KEYS[1], string.format('%d-0', pos + i - 2), 'e', ARGV[i])
+end
+return {1, pos + #ARGV - 2}
+`)
+
+// saveScript stores ARGV[2] as the checkpoint at position ARGV[1], unless
+// the one held is at a later position. It returns {1, last}, or {0, last}
+// when the position is outside the log.
+var saveScript = redis.NewScript(lastPosition + `
+local pos = tonumber(ARGV[1])
+local n = last(KEYS[1])
+if pos < 0 or pos > n then return {0, n} end
+local held = redis.call('HGET', KEYS[2], 'pos')
+if not held or tonumber(held) <= pos then
+  redis.call('HSET', KEYS[2], 'pos', ARGV[1], 'data', ARGV[2])
+end
+return {1, n}
+`)
+
+// trimScript removes the log's entries before position ARGV[1] and before
+// the checkpoint's position; none without a checkpoint.
+var trimScript = redis.NewScript(`
+local held = redis.call('HGET', KEYS[2], 'pos')
+if not held then return 0 end
+local upto = math.min(tonumber(ARGV[1]), tonumber(held))
+if upto <= 1 then return 0 end
+return redis.call('XTRIM', KEYS[1], 'MINID', string.format('%d', upto))
+`)

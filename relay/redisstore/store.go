@@ -1,0 +1,204 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aguistate/aguistate/relay"
+	"github.com/redis/go-redis/v9"
+)
+
+// block is the longest one XREAD waits in Follow, and so the longest a
+// follow goes on after its context is cancelled: the driver does not
+// interrupt a blocked read.
+const block = time.Second
+
+// Options configures a [Store]. A nil *Options means the defaults.
+type Options struct {
+	// Prefix begins every key the store writes. Stores with different
+	// prefixes share nothing. Default "aguistate:".
+	Prefix string
+}
+
+// Store is a [relay.Store] in Redis. It is safe for concurrent use, by any
+// number of processes on one server.
+type Store struct {
+	rdb    redis.UniversalClient
+	prefix string
+}
+
+// New returns a Store that keeps its threads in the Redis server (or
+// cluster) that rdb reaches, configured by opts. It sends nothing until
+// used. The caller keeps rdb and closes it after the last use of the Store.
+func New(rdb redis.UniversalClient, opts *Options) *Store {
+	s := &Store{rdb: rdb, prefix: "aguistate:"}
+	if opts != nil && opts.Prefix != "" {
+		s.prefix = opts.Prefix
+	}
+	return s
+}
+
+// keys returns the keys of a thread's log and checkpoint. The braces make
+// them one hash slot in a cluster, so that a script may use both.
+func (s *Store) keys(thread string) []string {
+	k := s.prefix + "{" + thread + "}:"
+	return []string{k + "log", k + "cp"}
+}
+
+// Append implements [relay.Store.Append] with a script that checks the
+// log's last position and adds the events with XADD.
+func (s *Store) Append(ctx context.Context, thread string, pos int64, events ...[]byte) error {
+	if err := ctx.Err(); err != nil {
+		return wrap("append to", thread, err)
+	}
+	if len(events) == 0 {
+		return nil
+	}
+	args := make([]any, 0, 1+len(events))
+	args = append(args, pos)
+	for _, e := range events {
+		args = append(args, e)
+	}
+	ok, last, err := result(appendScript.Run(ctx, s.rdb, s.keys(thread), args...))
+	if err != nil {
+		return wrap("append to", thread, err)
+	}
+	if !ok {
+		return &relay.ConflictError{Thread: thread, Pos: pos, Last: last}
+	}
+	return nil
+}
+
+// Read implements [relay.Store.Read] with XRANGE.
+func (s *Store) Read(ctx context.Context, thread string, after int64) iter.Seq2[relay.Entry, error] {
+	return relay.Scan(ctx, thread, after, pager{s, thread}, false)
+}
+
+// Follow implements [relay.Store.Follow] with XRANGE for the backlog, then
+// XREAD BLOCK from the last entry read: stream ids are positions, so no
+// entry is missed or repeated between the two.
+func (s *Store) Follow(ctx context.Context, thread string, after int64) iter.Seq2[relay.Entry, error] {
+	return relay.Scan(ctx, thread, after, pager{s, thread}, true)
+}
+
+// SaveCheckpoint implements [relay.Store.SaveCheckpoint].
+func (s *Store) SaveCheckpoint(ctx context.Context, thread string, pos int64, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return wrap("save the checkpoint of", thread, err)
+	}
+	ok, last, err := result(saveScript.Run(ctx, s.rdb, s.keys(thread), pos, data))
+	if err != nil {
+		return wrap("save the checkpoint of", thread, err)
+	}
+	if !ok {
+		return &relay.ConflictError{Thread: thread, Pos: pos, Last: last}
+	}
+	return nil
+}
+
+// LoadCheckpoint implements [relay.Store.LoadCheckpoint].
+func (s *Store) LoadCheckpoint(ctx context.Context, thread string) (int64, []byte, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, nil, wrap("load the checkpoint of", thread, err)
+	}
+	vals, err := s.rdb.HMGet(ctx, s.keys(thread)[1], "pos", "data").Result()
+	if err != nil {
+		return 0, nil, wrap("load the checkpoint of", thread, err)
+	}
+	posText, ok1 := vals[0].(string)
+	data, ok2 := vals[1].(string)
+	if !ok1 || !ok2 {
+		return 0, nil, fmt.Errorf("%w: thread %q", relay.ErrNoCheckpoint, thread)
+	}
+	pos, err := strconv.ParseInt(posText, 10, 64)
+	if err != nil {
+		return 0, nil, wrap("load the checkpoint of", thread, err)
+	}
+	return pos, []byte(data), nil
+}
+
+// Trim implements [relay.Store.Trim] with XTRIM MINID.
+func (s *Store) Trim(ctx context.Context, thread string, before int64) error {
+	if err := ctx.Err(); err != nil {
+		return wrap("trim", thread, err)
+	}
+	if err := trimScript.Run(ctx, s.rdb, s.keys(thread), before).Err(); err != nil {
+		return wrap("trim", thread, err)
+	}
+	return nil
+}
+
+// pager reads one thread's log for relay.Scan.
+type pager struct {
+	s      *Store
+	thread string
+}
+
+func (p pager) Page(ctx context.Context, from int64, n int) ([]relay.Entry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, wrap("read", p.thread, err)
+	}
+	msgs, err := p.s.rdb.XRangeN(ctx, p.s.keys(p.thread)[0], strconv.FormatInt(from, 10), "+", int64(n)).Result()
+	if err != nil {
+		return nil, wrap("read", p.thread, err)
+	}
+	return p.entries(msgs)
+}
+
+func (p pager) Wait(ctx context.Context, after int64, n int) ([]relay.Entry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, wrap("follow", p.thread, err)
+	}
+	wait := block
+	if d, ok := ctx.Deadline(); ok {
+		wait = max(min(wait, time.Until(d)), time.Millisecond) // BLOCK 0 would wait forever
+	}
+	streams, err := p.s.rdb.XRead(ctx, &redis.XReadArgs{
+		Streams: []string{p.s.keys(p.thread)[0], strconv.FormatInt(after, 10)},
+		Count:   int64(n),
+		Block:   wait,
+	}).Result()
+	if errors.Is(err, redis.Nil) { // nothing new in time
+		return nil, nil
+	}
+	if err != nil {
+		return nil, wrap("follow", p.thread, err)
+	}
+	return p.entries(streams[0].Messages)
+}
+
+// entries converts stream entries to log entries.
+func (p pager) entries(msgs []redis.XMessage) ([]relay.Entry, error) {
+	es := make([]relay.Entry, len(msgs))
+	for i, m := range msgs {
+		ms, _, _ := strings.Cut(m.ID, "-")
+		pos, err := strconv.ParseInt(ms, 10, 64)
+		event, ok := m.Values["e"].(string)
+		if err != nil || !ok {
+			return nil, fmt.Errorf("aguistate: redis: read thread %q: entry %s is not one of ours", p.thread, m.ID)
+		}
+		es[i] = relay.Entry{Pos: pos, Event: []byte(event)}
+	}
+	return es, nil
+}
+
+// result reads a script's {ok, last} reply.
+func result(cmd *redis.Cmd) (ok bool, last int64, err error) {
+	vals, err := cmd.Int64Slice()
+	if err != nil {
+		return false, 0, err
+	}
+	if len(vals) != 2 {
+		return false, 0, fmt.Errorf("script returned %v", vals)
+	}
+	return vals[0] == 1, vals[1], nil
+}
+
+func wrap(op, thread string, err error) error {
+	return fmt.Errorf("aguistate: redis: %s thread %q: %w", op, thread, err)
+}

@@ -1,0 +1,57 @@
+package redisstore_test
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/aguistate/aguistate/relay"
+	"github.com/aguistate/aguistate/relay/redisstore"
+	"github.com/aguistate/aguistate/relay/storetest"
+	"github.com/redis/go-redis/v9"
+)
+
+// serverAddr is the Redis server the tests use.
+const serverAddr = "127.0.0.1:6379"
+
+// harness returns the storetest harness for Redis at serverAddr. It skips
+// tb when the server does not answer, and fails it instead when the CI
+// environment variable is set.
+func harness(tb testing.TB) storetest.Harness {
+	rdb := redis.NewClient(&redis.Options{Addr: serverAddr})
+	defer rdb.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		if os.Getenv("CI") != "" {
+			tb.Fatalf("Redis is required in CI at %s: %v", serverAddr, err)
+		}
+		tb.Skipf("Redis does not answer at %s (start it to run these tests): %v", serverAddr, err)
+	}
+	return storetest.Harness{Open: open, Addr: serverAddr}
+}
+
+// open returns a Store with key prefix ns+":" on the server at addr, and
+// deletes the keys of ns when tb ends.
+func open(tb testing.TB, ns, addr string) relay.Store {
+	if addr == "" {
+		addr = serverAddr
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	prefix := ns + ":"
+	tb.Cleanup(func() {
+		rdb.Close()
+		direct := redis.NewClient(&redis.Options{Addr: serverAddr})
+		defer direct.Close()
+		ctx := context.Background()
+		for it := direct.Scan(ctx, 0, prefix+"*", 1000).Iterator(); it.Next(ctx); {
+			direct.Del(ctx, it.Val())
+		}
+	})
+	return redisstore.New(rdb, &redisstore.Options{Prefix: prefix})
+}
+
+func TestStore(t *testing.T) { storetest.Run(t, harness(t)) }
+
+func BenchmarkStore(b *testing.B) { storetest.Bench(b, harness(b)) }

@@ -1,0 +1,70 @@
+package relay
+
+import (
+	"context"
+	"iter"
+)
+
+// Entry is one event of a thread's log.
+type Entry struct {
+	// Pos is the event's position in the thread, counted from 1.
+	Pos int64
+	// Event is the event's JSON text, byte for byte as appended. It is a
+	// copy: the caller may keep and modify it.
+	Event []byte
+}
+
+// Store keeps, per thread, a log of events and the latest checkpoint. The
+// log runs from position 1 with no gap; trimming removes a prefix, up to the
+// checkpoint. Thread ids are any strings; threads share nothing. A Store is
+// safe for concurrent use, also by several processes when its
+// implementation keeps threads in a server.
+//
+// Every method takes a context first and returns, or has its sequence
+// yield, an error wrapping the context's error when it ends first. A call
+// that returns an error has changed nothing, except that a write cut off by
+// a failing store or connection may have been made whole.
+type Store interface {
+	// Append adds events at positions pos, pos+1, ... if the log's last
+	// position is pos-1 (0 for a thread with no log), all or none: two
+	// writers can never interleave. Otherwise it writes nothing and returns
+	// a [*ConflictError]. With no events it does nothing and returns nil.
+	// The store keeps copies of the events. After any other error the
+	// events may all be in the log (the store failed after writing them),
+	// never some of them: read the log to know. A driver that retries may
+	// then even report a conflict with the caller's own events.
+	Append(ctx context.Context, thread string, pos int64, events ...[]byte) error
+
+	// Read returns the entries after position after, in order, to the end
+	// of the log as the read reaches it: entries appended meanwhile may be
+	// included. The sequence stops at the first error, which it yields with
+	// a zero Entry; a [*RangeError] when the log does not hold the entry at
+	// after+1 (trimmed) or after is past its last position. It reads the
+	// store as it goes, in pages, and does not retry.
+	Read(ctx context.Context, thread string, after int64) iter.Seq2[Entry, error]
+
+	// Follow is Read that does not stop at the end of the log: it waits for
+	// new entries and yields each once, in order, with none missed, until ctx
+	// ends, when it yields ctx's error (wrapped) and stops. A follower that
+	// falls behind a Trim gets a [*RangeError].
+	Follow(ctx context.Context, thread string, after int64) iter.Seq2[Entry, error]
+
+	// SaveCheckpoint stores data as the thread's checkpoint at position pos:
+	// the thread once the events up to pos are applied, such as a Consumer's
+	// Checkpoint after pos events. pos must be between 0 and the log's last
+	// position, or it returns a [*ConflictError]. A checkpoint never moves
+	// back: if the one held is at a later position, it is kept and
+	// SaveCheckpoint returns nil. The store keeps a copy of data.
+	SaveCheckpoint(ctx context.Context, thread string, pos int64, data []byte) error
+
+	// LoadCheckpoint returns the thread's checkpoint and its position, or an
+	// error wrapping [ErrNoCheckpoint] when it has none.
+	LoadCheckpoint(ctx context.Context, thread string) (pos int64, data []byte, err error)
+
+	// Trim removes the log's entries before position before, but none at or
+	// after the checkpoint's position: the checkpoint and the log always
+	// hold the whole thread, and the last entry stays. Without a checkpoint
+	// it removes nothing. Reading after a removed position then yields a
+	// [*RangeError].
+	Trim(ctx context.Context, thread string, before int64) error
+}
