@@ -90,11 +90,11 @@ func (c *node[T, S, M]) walk(i *int, yield func(int, T) bool) bool {
 // tracker hears where elements and nodes move, so that a Map can keep its
 // index of which leaf holds each key, and of each node's parent.
 type tracker[T any] interface {
-	placed(v T, leaf uint64)        // v was stored in leaf
-	removed(v T, leaf uint64)       // v was taken out of leaf
-	moved(vs []T, from, to uint64)  // vs went from one leaf to another
-	adopted(kid, parent uint64)     // kid is a child of parent; 0 means the root
-	dropped(id uint64)              // the node id is gone
+	placed(v T, leaf uint64)       // v was stored in leaf
+	removed(v T, leaf uint64)      // v was taken out of leaf
+	moved(vs []T, from, to uint64) // vs went from one leaf to another
+	adopted(kid, parent uint64)    // kid is a child of parent; 0 means the root
+	dropped(id uint64)             // the node id is gone
 }
 
 // editor performs one edit, or one batch of edits with the same token.
