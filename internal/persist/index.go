@@ -1,0 +1,192 @@
+package persist
+
+import (
+	"cmp"
+	"hash/maphash"
+	"slices"
+)
+
+// pair is one entry of an index: a key and what it maps to.
+type pair struct{ k, v uint64 }
+
+// pairMax summarises pairs by their greatest key, which lets a Seq of pairs
+// sorted by key be searched like a B-tree of keys.
+type pairMax struct{}
+
+func (pairMax) Of(p pair) uint64               { return p.k }
+func (pairMax) Add(a, b uint64) uint64         { return max(a, b) }
+func (pairMax) Sub(a, b uint64) (uint64, bool) { return a, b < a }
+
+// pairs is a persistent multimap from uint64 to uint64, sorted by key.
+type pairs = Seq[pair, uint64, pairMax]
+
+// seek returns the position of the first pair whose key is at least k, and
+// that pair when there is one.
+func seek(s *pairs, k uint64) (int, pair, bool) {
+	c, pos := &s.root, 0
+	for c.br != nil {
+		kids := c.br.kids
+		j := 0
+		for j < len(kids)-1 && kids[j].sum < k {
+			pos += kids[j].len()
+			j++
+		}
+		c = &kids[j]
+	}
+	i, _ := slices.BinarySearchFunc(c.items, pair{k: k}, comparePairs)
+	if i == len(c.items) {
+		return pos + i, pair{}, false
+	}
+	return pos + i, c.items[i], true
+}
+
+// lookup returns the value of the first pair with key k.
+func lookup(s *pairs, k uint64) (uint64, bool) {
+	_, p, ok := seek(s, k)
+	if !ok || p.k != k {
+		return 0, false
+	}
+	return p.v, true
+}
+
+// find returns the position of the pair (k, v), or -1.
+func find(s *pairs, k, v uint64) int {
+	i, p, ok := seek(s, k)
+	for ok && p.k == k {
+		if p.v == v {
+			return i
+		}
+		if i++; i == s.Len() {
+			break
+		}
+		p = s.At(i)
+	}
+	return -1
+}
+
+// index is what a Map that is a tree knows beyond its entries: which leaf
+// holds each key, and the parent of each node, so that it can find a key's
+// leaf from the root and count the entries before it. Both are persistent,
+// so an edit changes O(log n) of them.
+type index struct {
+	own    uint64 // the token allowed to change the index in place
+	leaves pairs  // hash of a key → the leaf holding it; one pair per key
+	up     pairs  // node → its parent; one pair per node but the root
+}
+
+// indexer keeps an index up to date as a Map's tree changes.
+type indexer[V any] struct {
+	ix *index
+	e  editor[pair, uint64, pairMax]
+}
+
+var seed = maphash.MakeSeed()
+
+// hash hashes a key with a seed chosen when the program starts, so that no
+// producer can choose keys that collide. Tests replace it with a weak one.
+var hash = func(key string) uint64 { return maphash.String(seed, key) }
+
+func (x *indexer[V]) placed(v Entry[V], leaf uint64) {
+	x.add(&x.ix.leaves, pair{hash(v.Key), leaf})
+}
+
+func (x *indexer[V]) removed(v Entry[V], leaf uint64) {
+	x.del(&x.ix.leaves, pair{hash(v.Key), leaf})
+}
+
+func (x *indexer[V]) moved(vs []Entry[V], from, to uint64) {
+	for _, v := range vs {
+		h := hash(v.Key)
+		i := find(&x.ix.leaves, h, from)
+		if i < 0 {
+			panic("persist: index lost a key")
+		}
+		x.set(&x.ix.leaves, i, pair{h, to})
+	}
+}
+
+func (x *indexer[V]) adopted(kid, parent uint64) {
+	i, p, ok := seek(&x.ix.up, kid)
+	switch {
+	case ok && p.k == kid && parent == 0:
+		x.ix.up.root, _ = x.e.removeRoot(x.ix.up.root, i)
+	case ok && p.k == kid:
+		x.set(&x.ix.up, i, pair{kid, parent})
+	case parent != 0:
+		x.ix.up.root = x.e.insertRoot(x.ix.up.root, i, pair{kid, parent})
+	}
+}
+
+func (x *indexer[V]) dropped(id uint64) {
+	if i, p, ok := seek(&x.ix.up, id); ok && p.k == id {
+		x.ix.up.root, _ = x.e.removeRoot(x.ix.up.root, i)
+	}
+}
+
+func (x *indexer[V]) set(s *pairs, i int, p pair) {
+	x.e.update(&s.root, i, func(pair) pair { return p })
+}
+
+func (x *indexer[V]) add(s *pairs, p pair) {
+	i, _, _ := seek(s, p.k)
+	s.root = x.e.insertRoot(s.root, i, p)
+}
+
+func (x *indexer[V]) del(s *pairs, p pair) {
+	i := find(s, p.k, p.v)
+	if i < 0 {
+		panic("persist: index lost a key")
+	}
+	s.root, _ = x.e.removeRoot(s.root, i)
+}
+
+// buildIndex makes the index of the tree root from scratch, in O(n log n).
+func buildIndex[V, S any, M Measure[Entry[V], S]](root *node[Entry[V], S, M]) *index {
+	var leaves, up []pair
+	var walk func(c *node[Entry[V], S, M])
+	walk = func(c *node[Entry[V], S, M]) {
+		if c.br == nil {
+			for _, v := range c.items {
+				leaves = append(leaves, pair{hash(v.Key), c.id})
+			}
+			return
+		}
+		for k := range c.br.kids {
+			up = append(up, pair{c.br.kids[k].ident(), c.br.id})
+			walk(&c.br.kids[k])
+		}
+	}
+	walk(root)
+	slices.SortFunc(leaves, comparePairs)
+	slices.SortFunc(up, comparePairs)
+	return &index{leaves: SeqOf[pair, uint64, pairMax](leaves...), up: SeqOf[pair, uint64, pairMax](up...)}
+}
+
+func comparePairs(a, b pair) int { return cmp.Compare(a.k, b.k) }
+
+// distinct reports whether no two entries share a key.
+func distinct[V any](entries []Entry[V]) bool {
+	if len(entries) <= 8 {
+		for i := range entries {
+			for j := range i {
+				if entries[j].Key == entries[i].Key {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	hs := make([]pair, len(entries))
+	for i, v := range entries {
+		hs[i] = pair{hash(v.Key), uint64(i)}
+	}
+	slices.SortFunc(hs, comparePairs)
+	for i := 1; i < len(hs); i++ {
+		for j := i - 1; j >= 0 && hs[j].k == hs[i].k; j-- {
+			if entries[hs[j].v].Key == entries[hs[i].v].Key {
+				return false
+			}
+		}
+	}
+	return true
+}
