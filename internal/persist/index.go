@@ -25,19 +25,35 @@ type pairs = Seq[pair, uint64, pairMax]
 func seek(s *pairs, k uint64) (int, pair, bool) {
 	c, pos := &s.root, 0
 	for c.br != nil {
+		// The children's greatest keys rise: find the first that reaches k,
+		// or the last child.
 		kids := c.br.kids
-		j := 0
-		for j < len(kids)-1 && kids[j].sum < k {
-			pos += kids[j].len()
-			j++
+		lo, hi := 0, len(kids)-1
+		for lo < hi {
+			if mid := int(uint(lo+hi) >> 1); kids[mid].sum < k {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
 		}
-		c = &kids[j]
+		for j := range lo {
+			pos += kids[j].len()
+		}
+		c = &kids[lo]
 	}
-	i, _ := slices.BinarySearchFunc(c.items, pair{k: k}, comparePairs)
-	if i == len(c.items) {
-		return pos + i, pair{}, false
+	items := c.items
+	lo, hi := 0, len(items)
+	for lo < hi {
+		if mid := int(uint(lo+hi) >> 1); items[mid].k < k {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
 	}
-	return pos + i, c.items[i], true
+	if lo == len(items) {
+		return pos + lo, pair{}, false
+	}
+	return pos + lo, items[lo], true
 }
 
 // lookup returns the value of the first pair with key k.

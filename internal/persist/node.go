@@ -427,22 +427,23 @@ func (e *editor[T, S, M]) rebalance(b *branch[T, S, M], k int) {
 	e.resum(R)
 }
 
-// build makes a tree of items, with leaves and branches as full as the
-// bounds allow. A flat result keeps items as its array; a tree copies them
-// into leaves of their own, so that no leaf keeps the others' memory alive.
+// build makes a tree of items, with leaves and branches three quarters
+// full, so that the next inserts do not split them at once. A flat result
+// keeps items as its array; a tree copies them into leaves of their own, so
+// that no leaf keeps the others' memory alive.
 func (e *editor[T, S, M]) build(items []T) node[T, S, M] {
 	if len(items) <= leafMax {
 		return node[T, S, M]{items: items, sum: e.leafSum(items)}
 	}
 	level := make([]node[T, S, M], 0, len(items)/leafMax+1)
-	for part := range parts(len(items), leafMax) {
+	for part := range parts(len(items), leafMax*3/4) {
 		leaf := node[T, S, M]{items: slices.Clone(items[part[0]:part[1]]), id: newID()}
 		leaf.sum = e.leafSum(leaf.items)
 		level = append(level, leaf)
 	}
 	for len(level) > 1 {
 		up := make([]node[T, S, M], 0, len(level)/branchMax+1)
-		for part := range parts(len(level), branchMax) {
+		for part := range parts(len(level), branchMax*3/4) {
 			b := &branch[T, S, M]{kids: slices.Clone(level[part[0]:part[1]]), id: newID()}
 			for k := range b.kids {
 				b.n += b.kids[k].len()
