@@ -149,8 +149,9 @@ func (e *editor[T, S, M]) replace(c *node[T, S, M], out, in S) {
 }
 
 // ownItems makes leaf c's items an array the editor may change, with room
-// for extra more elements. An array the editor owns already grows
-// geometrically, up to leafMax; a shared one is copied at its exact size.
+// for extra more elements. An array the editor owns already grows by a
+// quarter, up to leafMax, so that a batch leaves at most a quarter of it
+// unused; a shared one is copied at its exact size.
 func (e *editor[T, S, M]) ownItems(c *node[T, S, M], extra int) {
 	n := len(c.items)
 	size := n + extra
@@ -158,7 +159,7 @@ func (e *editor[T, S, M]) ownItems(c *node[T, S, M], extra int) {
 		if cap(c.items) >= size {
 			return
 		}
-		size = max(size, min(2*n, leafMax), 4)
+		size = max(size, min(n+max(n/4, 4), leafMax))
 	}
 	items := make([]T, n, size)
 	copy(items, c.items)
@@ -225,11 +226,12 @@ func (e *editor[T, S, M]) insert(c *node[T, S, M], i int, v T, vs S, atEnd bool)
 }
 
 // splitLeaf moves the elements of leaf c after the first keep to a new
-// leaf, and returns it.
+// leaf, and returns it. The left part of a split made by appending is
+// copied at its exact size, since it will seldom grow again.
 func (e *editor[T, S, M]) splitLeaf(c *node[T, S, M], keep int) node[T, S, M] {
 	right := node[T, S, M]{items: make([]T, len(c.items)-keep, len(c.items)-keep+1), own: e.tok, id: newID()}
 	copy(right.items, c.items[keep:])
-	if c.own == e.tok {
+	if c.own == e.tok && keep < leafMax-leafMin {
 		clear(c.items[keep:])
 		c.items = c.items[:keep]
 	} else {
