@@ -83,17 +83,12 @@ func find(s *pairs, k, v uint64) int {
 // index is what a Map that is a tree knows beyond its entries: which leaf
 // holds each key, and the parent of each node, so that it can find a key's
 // leaf from the root and count the entries before it. Both are persistent,
-// so an edit changes O(log n) of them.
-type index struct {
-	own    uint64 // the token allowed to change the index in place
-	leaves pairs  // hash of a key → the leaf holding it; one pair per key
-	up     pairs  // node → its parent; one pair per node but the root
-}
-
-// indexer keeps an index up to date as a Map's tree changes.
-type indexer[V any] struct {
-	ix *index
-	e  editor[pair, uint64, pairMax]
+// so an edit changes O(log n) of them. The index hears every move of the
+// Map's tree (it is its tracker) and follows it.
+type index[V any] struct {
+	e      editor[pair, uint64, pairMax] // e.tok may change the index in place
+	leaves pairs                         // hash of a key → the leaf holding it; one pair per key
+	up     pairs                         // node → its parent; one pair per node but the root
 }
 
 var seed = maphash.MakeSeed()
@@ -102,53 +97,53 @@ var seed = maphash.MakeSeed()
 // producer can choose keys that collide. Tests replace it with a weak one.
 var hash = func(key string) uint64 { return maphash.String(seed, key) }
 
-func (x *indexer[V]) placed(v Entry[V], leaf uint64) {
-	x.add(&x.ix.leaves, pair{hash(v.Key), leaf})
+func (x *index[V]) placed(v Entry[V], leaf uint64) {
+	x.add(&x.leaves, pair{hash(v.Key), leaf})
 }
 
-func (x *indexer[V]) removed(v Entry[V], leaf uint64) {
-	x.del(&x.ix.leaves, pair{hash(v.Key), leaf})
+func (x *index[V]) removed(v Entry[V], leaf uint64) {
+	x.del(&x.leaves, pair{hash(v.Key), leaf})
 }
 
-func (x *indexer[V]) moved(vs []Entry[V], from, to uint64) {
+func (x *index[V]) moved(vs []Entry[V], from, to uint64) {
 	for _, v := range vs {
 		h := hash(v.Key)
-		i := find(&x.ix.leaves, h, from)
+		i := find(&x.leaves, h, from)
 		if i < 0 {
 			panic("persist: index lost a key")
 		}
-		x.set(&x.ix.leaves, i, pair{h, to})
+		x.set(&x.leaves, i, pair{h, to})
 	}
 }
 
-func (x *indexer[V]) adopted(kid, parent uint64) {
-	i, p, ok := seek(&x.ix.up, kid)
+func (x *index[V]) adopted(kid, parent uint64) {
+	i, p, ok := seek(&x.up, kid)
 	switch {
 	case ok && p.k == kid && parent == 0:
-		x.ix.up.root, _ = x.e.removeRoot(x.ix.up.root, i)
+		x.up.root, _ = x.e.removeRoot(x.up.root, i)
 	case ok && p.k == kid:
-		x.set(&x.ix.up, i, pair{kid, parent})
+		x.set(&x.up, i, pair{kid, parent})
 	case parent != 0:
-		x.ix.up.root = x.e.insertRoot(x.ix.up.root, i, pair{kid, parent})
+		x.up.root = x.e.insertRoot(x.up.root, i, pair{kid, parent})
 	}
 }
 
-func (x *indexer[V]) dropped(id uint64) {
-	if i, p, ok := seek(&x.ix.up, id); ok && p.k == id {
-		x.ix.up.root, _ = x.e.removeRoot(x.ix.up.root, i)
+func (x *index[V]) dropped(id uint64) {
+	if i, p, ok := seek(&x.up, id); ok && p.k == id {
+		x.up.root, _ = x.e.removeRoot(x.up.root, i)
 	}
 }
 
-func (x *indexer[V]) set(s *pairs, i int, p pair) {
+func (x *index[V]) set(s *pairs, i int, p pair) {
 	x.e.update(&s.root, i, func(pair) pair { return p })
 }
 
-func (x *indexer[V]) add(s *pairs, p pair) {
+func (x *index[V]) add(s *pairs, p pair) {
 	i, _, _ := seek(s, p.k)
 	s.root = x.e.insertRoot(s.root, i, p)
 }
 
-func (x *indexer[V]) del(s *pairs, p pair) {
+func (x *index[V]) del(s *pairs, p pair) {
 	i := find(s, p.k, p.v)
 	if i < 0 {
 		panic("persist: index lost a key")
@@ -157,7 +152,7 @@ func (x *indexer[V]) del(s *pairs, p pair) {
 }
 
 // buildIndex makes the index of the tree root from scratch, in O(n log n).
-func buildIndex[V, S any, M Measure[Entry[V], S]](root *node[Entry[V], S, M]) *index {
+func buildIndex[V, S any, M Measure[Entry[V], S]](root *node[Entry[V], S, M]) *index[V] {
 	var leaves, up []pair
 	var walk func(c *node[Entry[V], S, M])
 	walk = func(c *node[Entry[V], S, M]) {
@@ -175,7 +170,7 @@ func buildIndex[V, S any, M Measure[Entry[V], S]](root *node[Entry[V], S, M]) *i
 	walk(root)
 	slices.SortFunc(leaves, comparePairs)
 	slices.SortFunc(up, comparePairs)
-	return &index{leaves: SeqOf[pair, uint64, pairMax](leaves...), up: SeqOf[pair, uint64, pairMax](up...)}
+	return &index[V]{leaves: SeqOf[pair, uint64, pairMax](leaves...), up: SeqOf[pair, uint64, pairMax](up...)}
 }
 
 func comparePairs(a, b pair) int { return cmp.Compare(a.k, b.k) }

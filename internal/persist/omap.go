@@ -23,7 +23,7 @@ type Entry[V any] struct {
 // same rules as those of [Seq].
 type Map[V, S any, M Measure[Entry[V], S]] struct {
 	seq Seq[Entry[V], S, M]
-	ix  *index // nil while the entries are one leaf
+	ix  *index[V] // nil while the entries are one leaf
 }
 
 // MapOf returns a Map of entries in their order, in O(n log n), or false
@@ -143,27 +143,31 @@ func (m Map[V, S, M]) inLeaf(id uint64, key string) (int, V, bool) {
 	return -1, zero, false
 }
 
-// edit runs one edit of the entries with a token, keeping the index of a
-// tree up to date, and returns the new Map.
-func (m Map[V, S, M]) edit(o *Owner, f func(e *editor[Entry[V], S, M], root *node[Entry[V], S, M])) Map[V, S, M] {
+// begin returns the editor of one edit of m's entries. A tree's index is
+// made one that the editor may change, and follows the edit.
+func (m *Map[V, S, M]) begin(o *Owner) editor[Entry[V], S, M] {
 	e := editor[Entry[V], S, M]{tok: o.token()}
 	if m.ix != nil {
-		if m.ix.own != e.tok {
+		if m.ix.e.tok != e.tok {
 			ix := *m.ix
-			ix.own = e.tok
+			ix.e.tok = e.tok
 			m.ix = &ix
 		}
-		e.tr = &indexer[V]{ix: m.ix, e: editor[pair, uint64, pairMax]{tok: e.tok}}
+		e.tr = m.ix
 	}
-	f(&e, &m.seq.root)
+	return e
+}
+
+// end builds the index when the edit made the entries a tree, and drops it
+// when they became one leaf.
+func (m *Map[V, S, M]) end(e *editor[Entry[V], S, M]) {
 	switch {
 	case m.seq.root.br == nil:
 		m.ix = nil
 	case m.ix == nil:
 		m.ix = buildIndex(&m.seq.root)
-		m.ix.own = e.tok
+		m.ix.e.tok = e.tok
 	}
-	return m
 }
 
 // Set returns m with key's value replaced by v where it is, or with key and v
@@ -217,9 +221,10 @@ func (m Map[V, S, M]) InsertAfter(o *Owner, after, key string, v V) (Map[V, S, M
 }
 
 func (m Map[V, S, M]) insert(o *Owner, i int, key string, v V) Map[V, S, M] {
-	return m.edit(o, func(e *editor[Entry[V], S, M], root *node[Entry[V], S, M]) {
-		*root = e.insertRoot(*root, i, Entry[V]{key, v})
-	})
+	e := m.begin(o)
+	m.seq.root = e.insertRoot(m.seq.root, i, Entry[V]{key, v})
+	m.end(&e)
+	return m
 }
 
 // Delete returns m without key, and key's value; or m and false when m does
@@ -240,9 +245,9 @@ func (m Map[V, S, M]) DeleteAt(o *Owner, i int) (Map[V, S, M], string, V) {
 	if i < 0 || i >= m.Len() {
 		panic(fmt.Sprintf("persist: position %d out of range [0, %d)", i, m.Len()))
 	}
+	e := m.begin(o)
 	var old Entry[V]
-	m = m.edit(o, func(e *editor[Entry[V], S, M], root *node[Entry[V], S, M]) {
-		*root, old = e.removeRoot(*root, i)
-	})
+	m.seq.root, old = e.removeRoot(m.seq.root, i)
+	m.end(&e)
 	return m, old.Key, old.Value
 }
