@@ -18,15 +18,3 @@ type Measure[T, S any] interface {
 	// the container then adds up its elements again.
 	Sub(a, b S) (S, bool)
 }
-
-// None is the Measure of containers that need no summary.
-type None[T any] struct{}
-
-// Of returns the empty summary.
-func (None[T]) Of(T) struct{} { return struct{}{} }
-
-// Add returns the empty summary.
-func (None[T]) Add(struct{}, struct{}) struct{} { return struct{}{} }
-
-// Sub returns the empty summary.
-func (None[T]) Sub(struct{}, struct{}) (struct{}, bool) { return struct{}{}, true }
