@@ -277,7 +277,7 @@ func TestMapModel(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			defer func(h func(string) uint64) { hash = h }(hash)
 			hash = tt.hash
-			for seed := range uint64(2) {
+			for seed := range uint64(2 / min(2, modelRounds)) {
 				rng := rand.New(rand.NewPCG(seed, 2))
 				mm := &mapModel{rng: rng, keys: tt.keys, long: tt.long}
 				type published struct {
@@ -285,7 +285,7 @@ func TestMapModel(t *testing.T) {
 					model []Entry[int]
 				}
 				var pubs []published
-				for round := range 120 {
+				for round := range 120 / modelRounds {
 					var o *Owner
 					if rng.IntN(2) == 0 {
 						o = NewOwner()

@@ -114,7 +114,7 @@ func TestSeqAllStops(t *testing.T) {
 // earlier against its own copy at the end: a batch never changes what was
 // published before it.
 func TestSeqModel(t *testing.T) {
-	for seed := range uint64(4) {
+	for seed := range uint64(4 / modelRounds) {
 		rng := rand.New(rand.NewPCG(seed, 1))
 		m := &seqModel{rng: rng}
 		type published struct {
@@ -122,7 +122,7 @@ func TestSeqModel(t *testing.T) {
 			model []int
 		}
 		var pubs []published
-		for round := range 300 {
+		for round := range 300 / modelRounds {
 			var o *Owner
 			if rng.IntN(2) == 0 {
 				o = NewOwner()
