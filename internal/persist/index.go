@@ -1,0 +1,203 @@
+package persist
+
+import (
+	"cmp"
+	"hash/maphash"
+	"slices"
+)
+
+// pair is one entry of an index: a key and what it maps to.
+type pair struct{ k, v uint64 }
+
+// pairMax summarises pairs by their greatest key, which lets a Seq of pairs
+// sorted by key be searched like a B-tree of keys.
+type pairMax struct{}
+
+func (pairMax) Of(p pair) uint64               { return p.k }
+func (pairMax) Add(a, b uint64) uint64         { return max(a, b) }
+func (pairMax) Sub(a, b uint64) (uint64, bool) { return a, b < a }
+
+// pairs is a persistent multimap from uint64 to uint64, sorted by key.
+type pairs = Seq[pair, uint64, pairMax]
+
+// seek returns the position of the first pair whose key is at least k, and
+// that pair when there is one.
+func seek(s *pairs, k uint64) (int, pair, bool) {
+	c, pos := &s.root, 0
+	for c.br != nil {
+		// The children's greatest keys rise: find the first that reaches k,
+		// or the last child.
+		kids := c.br.kids
+		lo, hi := 0, len(kids)-1
+		for lo < hi {
+			if mid := int(uint(lo+hi) >> 1); kids[mid].sum < k {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		for j := range lo {
+			pos += kids[j].len()
+		}
+		c = &kids[lo]
+	}
+	items := c.items
+	lo, hi := 0, len(items)
+	for lo < hi {
+		if mid := int(uint(lo+hi) >> 1); items[mid].k < k {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo == len(items) {
+		return pos + lo, pair{}, false
+	}
+	return pos + lo, items[lo], true
+}
+
+// lookup returns the value of the first pair with key k.
+func lookup(s *pairs, k uint64) (uint64, bool) {
+	_, p, ok := seek(s, k)
+	if !ok || p.k != k {
+		return 0, false
+	}
+	return p.v, true
+}
+
+// find returns the position of the pair (k, v), or -1.
+func find(s *pairs, k, v uint64) int {
+	i, p, ok := seek(s, k)
+	for ok && p.k == k {
+		if p.v == v {
+			return i
+		}
+		if i++; i == s.Len() {
+			break
+		}
+		p = s.At(i)
+	}
+	return -1
+}
+
+// index is what a Map that is a tree knows beyond its entries: which leaf
+// holds each key, and the parent of each node, so that it can find a key's
+// leaf from the root and count the entries before it. Both are persistent,
+// so an edit changes O(log n) of them. The index hears every move of the
+// Map's tree (it is its tracker) and follows it.
+type index[V any] struct {
+	e      editor[pair, uint64, pairMax] // e.tok may change the index in place
+	leaves pairs                         // hash of a key → the leaf holding it; one pair per key
+	up     pairs                         // node → its parent; one pair per node but the root
+}
+
+var seed = maphash.MakeSeed()
+
+// hash hashes a key with a seed chosen when the program starts, so that no
+// producer can choose keys that collide. Tests replace it with a weak one.
+var hash = func(key string) uint64 { return maphash.String(seed, key) }
+
+func (x *index[V]) placed(v Entry[V], leaf uint64) {
+	x.add(&x.leaves, pair{hash(v.Key), leaf})
+}
+
+func (x *index[V]) removed(v Entry[V], leaf uint64) {
+	x.del(&x.leaves, pair{hash(v.Key), leaf})
+}
+
+func (x *index[V]) moved(vs []Entry[V], from, to uint64) {
+	for _, v := range vs {
+		h := hash(v.Key)
+		i := find(&x.leaves, h, from)
+		if i < 0 {
+			panic("persist: index lost a key")
+		}
+		x.set(&x.leaves, i, pair{h, to})
+	}
+}
+
+func (x *index[V]) adopted(kid, parent uint64) {
+	i, p, ok := seek(&x.up, kid)
+	switch {
+	case ok && p.k == kid && parent == 0:
+		x.up.root, _ = x.e.removeRoot(x.up.root, i)
+	case ok && p.k == kid:
+		x.set(&x.up, i, pair{kid, parent})
+	case parent != 0:
+		x.up.root = x.e.insertRoot(x.up.root, i, pair{kid, parent})
+	}
+}
+
+func (x *index[V]) dropped(id uint64) {
+	if i, p, ok := seek(&x.up, id); ok && p.k == id {
+		x.up.root, _ = x.e.removeRoot(x.up.root, i)
+	}
+}
+
+func (x *index[V]) set(s *pairs, i int, p pair) {
+	x.e.update(&s.root, i, func(pair) pair { return p })
+}
+
+func (x *index[V]) add(s *pairs, p pair) {
+	i, _, _ := seek(s, p.k)
+	s.root = x.e.insertRoot(s.root, i, p)
+}
+
+func (x *index[V]) del(s *pairs, p pair) {
+	i := find(s, p.k, p.v)
+	if i < 0 {
+		panic("persist: index lost a key")
+	}
+	s.root, _ = x.e.removeRoot(s.root, i)
+}
+
+// buildIndex makes the index of the tree root from scratch, in O(n log n).
+func buildIndex[V, S any, M Measure[Entry[V], S]](root *node[Entry[V], S, M]) *index[V] {
+	var leaves, up []pair
+	var walk func(c *node[Entry[V], S, M])
+	walk = func(c *node[Entry[V], S, M]) {
+		if c.br == nil {
+			for _, v := range c.items {
+				leaves = append(leaves, pair{hash(v.Key), c.id})
+			}
+			return
+		}
+		for k := range c.br.kids {
+			up = append(up, pair{c.br.kids[k].ident(), c.br.id})
+			walk(&c.br.kids[k])
+		}
+	}
+	walk(root)
+	slices.SortFunc(leaves, comparePairs)
+	slices.SortFunc(up, comparePairs)
+	return &index[V]{leaves: SeqOf[pair, uint64, pairMax](leaves...), up: SeqOf[pair, uint64, pairMax](up...)}
+}
+
+func comparePairs(a, b pair) int { return cmp.Compare(a.k, b.k) }
+
+// distinct reports whether no two entries share a key.
+func distinct[V any](entries []Entry[V]) bool {
+	if len(entries) <= 8 {
+		for i := range entries {
+			for j := range i {
+				if entries[j].Key == entries[i].Key {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	hs := make([]pair, len(entries))
+	for i, v := range entries {
+		hs[i] = pair{hash(v.Key), uint64(i)}
+	}
+	slices.SortFunc(hs, comparePairs)
+	for i := 1; i < len(hs); i++ {
+		for j := i - 1; j >= 0 && hs[j].k == hs[i].k; j-- {
+			if entries[hs[j].v].Key == entries[hs[i].v].Key {
+				return false
+			}
+		}
+	}
+	return true
+}

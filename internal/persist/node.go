@@ -1,0 +1,480 @@
+package persist
+
+import "slices"
+
+// Node sizes. A leaf holds at most leafMax elements, and a branch at most
+// branchMax children; every node but the root holds at least the minimum,
+// so that a tree of n elements is at most 1 + log_8(n/16) branches deep.
+const (
+	leafMax   = 64
+	leafMin   = 16
+	branchMax = 32
+	branchMin = 8
+)
+
+// node is one subtree: a leaf, whose elements are items, or a branch. It is
+// held by value in its parent's kids (and in a Seq), so that a leaf costs a
+// single allocation, its items' array, and a parent finds its children's
+// lengths and summaries without following pointers.
+type node[T, S any, M Measure[T, S]] struct {
+	items []T              // a leaf's elements; nil in a branch
+	br    *branch[T, S, M] // a branch's children; nil in a leaf
+	sum   S                // the summary of every element below
+	own   uint64           // a leaf's owner: the token allowed to change items in place
+	id    uint64           // a leaf's identity, kept by its copies; 0 until it splits
+}
+
+// branch is the inside of a branch node.
+type branch[T, S any, M Measure[T, S]] struct {
+	kids []node[T, S, M]
+	n    int    // elements below
+	own  uint64 // the token allowed to change kids in place
+	id   uint64 // identity, kept by copies
+}
+
+func (c *node[T, S, M]) len() int {
+	if c.br != nil {
+		return c.br.n
+	}
+	return len(c.items)
+}
+
+func (c *node[T, S, M]) ident() uint64 {
+	if c.br != nil {
+		return c.br.id
+	}
+	return c.id
+}
+
+// small reports whether a node that is not the root has too few children.
+func (c *node[T, S, M]) small() bool {
+	if c.br != nil {
+		return len(c.br.kids) < branchMin
+	}
+	return len(c.items) < leafMin
+}
+
+// locate returns the child holding position i of the branch, and i's
+// position in it. Position n (one past the end) is in the last child.
+func (b *branch[T, S, M]) locate(i int) (k, off int) {
+	for k := range b.kids {
+		n := b.kids[k].len()
+		if i < n {
+			return k, i
+		}
+		i -= n
+	}
+	k = len(b.kids) - 1
+	return k, b.kids[k].len()
+}
+
+// walk yields the elements of c in order, numbering them from *i.
+func (c *node[T, S, M]) walk(i *int, yield func(int, T) bool) bool {
+	if c.br == nil {
+		for _, v := range c.items {
+			if !yield(*i, v) {
+				return false
+			}
+			*i++
+		}
+		return true
+	}
+	for k := range c.br.kids {
+		if !c.br.kids[k].walk(i, yield) {
+			return false
+		}
+	}
+	return true
+}
+
+// tracker hears where elements and nodes move, so that a Map can keep its
+// index of which leaf holds each key, and of each node's parent.
+type tracker[T any] interface {
+	placed(v T, leaf uint64)       // v was stored in leaf
+	removed(v T, leaf uint64)      // v was taken out of leaf
+	moved(vs []T, from, to uint64) // vs went from one leaf to another
+	adopted(kid, parent uint64)    // kid is a child of parent; 0 means the root
+	dropped(id uint64)             // the node id is gone
+}
+
+// editor performs one edit, or one batch of edits with the same token.
+type editor[T, S any, M Measure[T, S]] struct {
+	tok uint64
+	tr  tracker[T]
+	m   M
+}
+
+func (e *editor[T, S, M]) leafSum(items []T) S {
+	var s S
+	for _, v := range items {
+		s = e.m.Add(s, e.m.Of(v))
+	}
+	return s
+}
+
+func (e *editor[T, S, M]) kidsSum(kids []node[T, S, M]) S {
+	var s S
+	for k := range kids {
+		s = e.m.Add(s, kids[k].sum)
+	}
+	return s
+}
+
+func (e *editor[T, S, M]) resum(c *node[T, S, M]) {
+	if c.br == nil {
+		c.sum = e.leafSum(c.items)
+	} else {
+		c.sum = e.kidsSum(c.br.kids)
+	}
+}
+
+// sub takes out of c's summary a part out that c no longer holds.
+func (e *editor[T, S, M]) sub(c *node[T, S, M], out S) {
+	if s, ok := e.m.Sub(c.sum, out); ok {
+		c.sum = s
+	} else {
+		e.resum(c)
+	}
+}
+
+// replace updates c's summary after an element of summary out became one of
+// summary in. Adding first keeps a count of maximal elements from falling to
+// zero when in reaches the same maximum.
+func (e *editor[T, S, M]) replace(c *node[T, S, M], out, in S) {
+	if s, ok := e.m.Sub(e.m.Add(c.sum, in), out); ok {
+		c.sum = s
+	} else {
+		e.resum(c)
+	}
+}
+
+// ownItems makes leaf c's items an array the editor may change, with room
+// for extra more elements. An array the editor owns already grows by a
+// quarter, up to leafMax, so that a batch leaves at most a quarter of it
+// unused; a shared one is copied at its exact size.
+func (e *editor[T, S, M]) ownItems(c *node[T, S, M], extra int) {
+	n := len(c.items)
+	size := n + extra
+	if c.own == e.tok {
+		if cap(c.items) >= size {
+			return
+		}
+		size = max(size, min(n+max(n/4, 4), leafMax))
+	}
+	items := make([]T, n, size)
+	copy(items, c.items)
+	c.items, c.own = items, e.tok
+}
+
+// ownBranch makes c's branch one the editor may change, and returns it.
+func (e *editor[T, S, M]) ownBranch(c *node[T, S, M]) *branch[T, S, M] {
+	b := c.br
+	if b.own == e.tok {
+		return b
+	}
+	nb := &branch[T, S, M]{kids: make([]node[T, S, M], len(b.kids), len(b.kids)+1), n: b.n, own: e.tok, id: b.id}
+	copy(nb.kids, b.kids)
+	c.br = nb
+	return nb
+}
+
+// insert puts v, of summary vs, at position i of c, which the editor may
+// change in its parent. When c is full it splits and insert returns the new
+// right sibling. When v goes after every element of the container (atEnd),
+// a split leaves the left node fuller, so that appending fills nodes.
+func (e *editor[T, S, M]) insert(c *node[T, S, M], i int, v T, vs S, atEnd bool) (right node[T, S, M], split bool) {
+	if c.br == nil {
+		target := c
+		if len(c.items) == leafMax {
+			keep := leafMax / 2
+			if atEnd {
+				keep = leafMax - leafMin
+			}
+			right, split = e.splitLeaf(c, keep), true
+			if i > keep {
+				target, i = &right, i-keep
+			}
+		}
+		e.ownItems(target, 1)
+		target.items = slices.Insert(target.items, i, v)
+		target.sum = e.m.Add(target.sum, vs)
+		if e.tr != nil {
+			e.tr.placed(v, target.id)
+		}
+		return right, split
+	}
+	b := e.ownBranch(c)
+	k, off := b.locate(i)
+	r, ok := e.insert(&b.kids[k], off, v, vs, atEnd)
+	b.n++
+	c.sum = e.m.Add(c.sum, vs)
+	if !ok {
+		return right, false
+	}
+	b.kids = slices.Insert(b.kids, k+1, r)
+	if e.tr != nil {
+		e.tr.adopted(r.ident(), b.id)
+	}
+	if len(b.kids) <= branchMax {
+		return right, false
+	}
+	keep := len(b.kids) / 2
+	if atEnd {
+		keep = len(b.kids) - branchMin
+	}
+	return e.splitBranch(c, keep), true
+}
+
+// splitLeaf moves the elements of leaf c after the first keep to a new
+// leaf, and returns it. The left part of a split made by appending is
+// copied at its exact size, since it will seldom grow again.
+func (e *editor[T, S, M]) splitLeaf(c *node[T, S, M], keep int) node[T, S, M] {
+	right := node[T, S, M]{items: make([]T, len(c.items)-keep, len(c.items)-keep+1), own: e.tok, id: newID()}
+	copy(right.items, c.items[keep:])
+	if c.own == e.tok && keep < leafMax-leafMin {
+		clear(c.items[keep:])
+		c.items = c.items[:keep]
+	} else {
+		items := make([]T, keep, keep+1)
+		copy(items, c.items)
+		c.items, c.own = items, e.tok
+	}
+	if c.id == 0 {
+		c.id = newID()
+	}
+	right.sum = e.leafSum(right.items)
+	e.sub(c, right.sum)
+	if e.tr != nil {
+		e.tr.moved(right.items, c.id, right.id)
+	}
+	return right
+}
+
+// splitBranch moves the children of c's branch, which the editor owns,
+// after the first keep to a new branch, and returns it.
+func (e *editor[T, S, M]) splitBranch(c *node[T, S, M], keep int) node[T, S, M] {
+	b := c.br
+	nb := &branch[T, S, M]{kids: make([]node[T, S, M], len(b.kids)-keep, len(b.kids)-keep+1), own: e.tok, id: newID()}
+	copy(nb.kids, b.kids[keep:])
+	clear(b.kids[keep:])
+	b.kids = b.kids[:keep]
+	for k := range nb.kids {
+		nb.n += nb.kids[k].len()
+		if e.tr != nil {
+			e.tr.adopted(nb.kids[k].ident(), nb.id)
+		}
+	}
+	b.n -= nb.n
+	right := node[T, S, M]{br: nb, sum: e.kidsSum(nb.kids)}
+	e.sub(c, right.sum)
+	return right
+}
+
+// grow puts a new branch above root and its new sibling right.
+func (e *editor[T, S, M]) grow(root, right node[T, S, M]) node[T, S, M] {
+	b := &branch[T, S, M]{kids: []node[T, S, M]{root, right}, n: root.len() + right.len(), own: e.tok, id: newID()}
+	if e.tr != nil {
+		e.tr.adopted(root.ident(), b.id)
+		e.tr.adopted(right.ident(), b.id)
+	}
+	return node[T, S, M]{br: b, sum: e.m.Add(root.sum, right.sum)}
+}
+
+// shrink replaces a root branch that has one child left by that child.
+func (e *editor[T, S, M]) shrink(root node[T, S, M]) node[T, S, M] {
+	for root.br != nil && len(root.br.kids) == 1 {
+		if e.tr != nil {
+			e.tr.dropped(root.br.id)
+			e.tr.adopted(root.br.kids[0].ident(), 0)
+		}
+		root = root.br.kids[0]
+	}
+	return root
+}
+
+// remove takes out the element at position i of c, which the editor may
+// change in its parent, and returns it with its summary. A child left too
+// small is merged with a sibling or takes some of its elements.
+func (e *editor[T, S, M]) remove(c *node[T, S, M], i int) (old T, os S) {
+	if c.br == nil {
+		e.ownItems(c, 0)
+		old = c.items[i]
+		os = e.m.Of(old)
+		c.items = slices.Delete(c.items, i, i+1)
+		e.sub(c, os)
+		if e.tr != nil {
+			e.tr.removed(old, c.id)
+		}
+		return old, os
+	}
+	b := e.ownBranch(c)
+	k, off := b.locate(i)
+	old, os = e.remove(&b.kids[k], off)
+	b.n--
+	if b.kids[k].small() {
+		e.rebalance(b, k)
+	}
+	e.sub(c, os)
+	return old, os
+}
+
+// update replaces the element at position i of c by f of it, and returns the
+// summaries of the old and the new element. The old one is measured before
+// f runs, so f may change it in place.
+func (e *editor[T, S, M]) update(c *node[T, S, M], i int, f func(T) T) (os, ns S) {
+	if c.br == nil {
+		e.ownItems(c, 0)
+		os = e.m.Of(c.items[i])
+		c.items[i] = f(c.items[i])
+		ns = e.m.Of(c.items[i])
+	} else {
+		b := e.ownBranch(c)
+		k, off := b.locate(i)
+		os, ns = e.update(&b.kids[k], off, f)
+	}
+	e.replace(c, os, ns)
+	return os, ns
+}
+
+// rebalance mends child k of b, which has too few children or elements, by
+// merging it with a neighbour or sharing the neighbour's evenly. Either way
+// it costs O(leafMax) or O(branchMax), and leaves both nodes far enough from
+// the bounds that many more edits must come before the next rebalance.
+func (e *editor[T, S, M]) rebalance(b *branch[T, S, M], k int) {
+	l := min(k, len(b.kids)-2)
+	L, R := &b.kids[l], &b.kids[l+1]
+	if L.br == nil {
+		nl, nr := len(L.items), len(R.items)
+		if nl+nr <= leafMax {
+			e.ownItems(L, nr)
+			if e.tr != nil {
+				e.tr.moved(R.items, R.id, L.id)
+				e.tr.dropped(R.id)
+			}
+			L.items = append(L.items, R.items...)
+			L.sum = e.m.Add(L.sum, R.sum)
+			b.kids = slices.Delete(b.kids, l+1, l+2)
+			return
+		}
+		half := (nl + nr) / 2
+		if nl > nr {
+			e.ownItems(L, 0)
+			e.ownItems(R, nl-half)
+			moved := L.items[half:]
+			if e.tr != nil {
+				e.tr.moved(moved, L.id, R.id)
+			}
+			R.items = slices.Insert(R.items, 0, moved...)
+			clear(moved)
+			L.items = L.items[:half]
+		} else {
+			e.ownItems(L, half-nl)
+			e.ownItems(R, 0)
+			moved := R.items[:nr-half]
+			if e.tr != nil {
+				e.tr.moved(moved, R.id, L.id)
+			}
+			L.items = append(L.items, moved...)
+			R.items = slices.Delete(R.items, 0, nr-half)
+		}
+		e.resum(L)
+		e.resum(R)
+		return
+	}
+	lb, rb := e.ownBranch(L), e.ownBranch(R)
+	nl, nr := len(lb.kids), len(rb.kids)
+	if nl+nr <= branchMax {
+		if e.tr != nil {
+			for j := range rb.kids {
+				e.tr.adopted(rb.kids[j].ident(), lb.id)
+			}
+			e.tr.dropped(rb.id)
+		}
+		lb.kids = append(lb.kids, rb.kids...)
+		lb.n += rb.n
+		L.sum = e.m.Add(L.sum, R.sum)
+		b.kids = slices.Delete(b.kids, l+1, l+2)
+		return
+	}
+	half := (nl + nr) / 2
+	var moved []node[T, S, M]
+	if nl > nr {
+		moved = slices.Clone(lb.kids[half:])
+		rb.kids = slices.Insert(rb.kids, 0, moved...)
+		clear(lb.kids[half:])
+		lb.kids = lb.kids[:half]
+		if e.tr != nil {
+			for j := range moved {
+				e.tr.adopted(moved[j].ident(), rb.id)
+			}
+		}
+	} else {
+		moved = slices.Clone(rb.kids[:nr-half])
+		lb.kids = append(lb.kids, moved...)
+		rb.kids = slices.Delete(rb.kids, 0, nr-half)
+		if e.tr != nil {
+			for j := range moved {
+				e.tr.adopted(moved[j].ident(), lb.id)
+			}
+		}
+	}
+	lb.n, rb.n = 0, 0
+	for j := range lb.kids {
+		lb.n += lb.kids[j].len()
+	}
+	for j := range rb.kids {
+		rb.n += rb.kids[j].len()
+	}
+	e.resum(L)
+	e.resum(R)
+}
+
+// build makes a tree of items, with leaves and branches three quarters
+// full, so that the next inserts do not split them at once. A flat result
+// keeps items as its array; a tree copies them into leaves of their own, so
+// that no leaf keeps the others' memory alive.
+func (e *editor[T, S, M]) build(items []T) node[T, S, M] {
+	if len(items) <= leafMax {
+		return node[T, S, M]{items: items, sum: e.leafSum(items)}
+	}
+	level := make([]node[T, S, M], 0, len(items)/leafMax+1)
+	for part := range parts(len(items), leafMax*3/4) {
+		leaf := node[T, S, M]{items: slices.Clone(items[part[0]:part[1]]), id: newID()}
+		leaf.sum = e.leafSum(leaf.items)
+		level = append(level, leaf)
+	}
+	for len(level) > 1 {
+		up := make([]node[T, S, M], 0, len(level)/branchMax+1)
+		for part := range parts(len(level), branchMax*3/4) {
+			b := &branch[T, S, M]{kids: slices.Clone(level[part[0]:part[1]]), id: newID()}
+			for k := range b.kids {
+				b.n += b.kids[k].len()
+				if e.tr != nil {
+					e.tr.adopted(b.kids[k].ident(), b.id)
+				}
+			}
+			up = append(up, node[T, S, M]{br: b, sum: e.kidsSum(b.kids)})
+		}
+		level = up
+	}
+	return level[0]
+}
+
+// parts cuts n things into the fewest runs of at most size, all of nearly
+// the same length, and yields each run's bounds.
+func parts(n, size int) func(func([2]int) bool) {
+	return func(yield func([2]int) bool) {
+		runs := (n + size - 1) / size
+		start := 0
+		for r := range runs {
+			end := start + n/runs
+			if r < n%runs {
+				end++
+			}
+			if !yield([2]int{start, end}) {
+				return
+			}
+			start = end
+		}
+	}
+}

@@ -1,0 +1,253 @@
+package persist
+
+import (
+	"fmt"
+	"iter"
+)
+
+// Entry is one key and its value in a [Map].
+type Entry[V any] struct {
+	Key   string
+	Value V
+}
+
+// Map is a persistent map from string keys to values of type V that keeps
+// its entries in the order they were put in, and the summary S of its
+// entries, defined by the Measure M. Every operation costs O(log n) at most:
+// reading, changing, inserting or deleting an entry by key or by position,
+// and finding a key's position. A Map of at most 64 entries is one slice,
+// searched from the start; a larger one also keeps a persistent index of
+// which leaf holds each key (see the package documentation).
+//
+// The zero Map is empty and ready to use. Copy it freely; edits follow the
+// same rules as those of [Seq].
+type Map[V, S any, M Measure[Entry[V], S]] struct {
+	seq Seq[Entry[V], S, M]
+	ix  *index[V] // nil while the entries are one leaf
+}
+
+// MapOf returns a Map of entries in their order, in O(n log n), or false
+// when two entries share a key. Like [SeqOf], it keeps entries as its
+// storage when there are at most 64.
+func MapOf[V, S any, M Measure[Entry[V], S]](entries ...Entry[V]) (Map[V, S, M], bool) {
+	if !distinct(entries) {
+		return Map[V, S, M]{}, false
+	}
+	m := Map[V, S, M]{seq: SeqOf[Entry[V], S, M](entries...)}
+	if m.seq.root.br != nil {
+		m.ix = buildIndex(&m.seq.root)
+	}
+	return m, true
+}
+
+// Len returns the number of entries.
+func (m Map[V, S, M]) Len() int { return m.seq.Len() }
+
+// Summary returns the Add of the summaries of all entries.
+func (m Map[V, S, M]) Summary() S { return m.seq.Summary() }
+
+// At returns the key and value at position i, in [0, Len).
+func (m Map[V, S, M]) At(i int) (string, V) {
+	v := m.seq.At(i)
+	return v.Key, v.Value
+}
+
+// All yields the keys and values in order.
+func (m Map[V, S, M]) All() iter.Seq2[string, V] {
+	return func(yield func(string, V) bool) {
+		for _, v := range m.seq.All() {
+			if !yield(v.Key, v.Value) {
+				return
+			}
+		}
+	}
+}
+
+// Get returns the value of key, and whether m has it.
+func (m Map[V, S, M]) Get(key string) (V, bool) {
+	i, v := m.find(key)
+	return v, i >= 0
+}
+
+// Index returns the position of key, or -1 when m does not have it.
+func (m Map[V, S, M]) Index(key string) int {
+	i, _ := m.find(key)
+	return i
+}
+
+// find returns the position and value of key, or -1.
+func (m Map[V, S, M]) find(key string) (int, V) {
+	if m.ix == nil {
+		for i, v := range m.seq.root.items {
+			if v.Key == key {
+				return i, v.Value
+			}
+		}
+		var zero V
+		return -1, zero
+	}
+	h := hash(key)
+	leaves := &m.ix.leaves
+	i, p, ok := seek(leaves, h)
+	for ok && p.k == h {
+		if pos, v, found := m.inLeaf(p.v, key); found {
+			return pos, v
+		}
+		if i++; i == leaves.Len() {
+			break
+		}
+		p = leaves.At(i)
+	}
+	var zero V
+	return -1, zero
+}
+
+// maxHeight bounds the height of a tree: with at least branchMin children
+// per branch, 2^63 entries need fewer levels.
+const maxHeight = 24
+
+// inLeaf looks for key in the leaf of identity id: it climbs the parents in
+// the index to the root, walks back down counting the entries before each
+// node on the way, and searches the leaf.
+func (m Map[V, S, M]) inLeaf(id uint64, key string) (int, V, bool) {
+	var path [maxHeight]uint64
+	d := 0
+	for ; ; d++ {
+		path[d] = id
+		parent, ok := lookup(&m.ix.up, id)
+		if !ok {
+			break
+		}
+		id = parent
+	}
+	c := &m.seq.root
+	if c.ident() != path[d] {
+		panic("persist: index lost the root")
+	}
+	pos := 0
+	for d--; d >= 0; d-- {
+		kids := c.br.kids
+		k := 0
+		for kids[k].ident() != path[d] {
+			pos += kids[k].len()
+			k++
+		}
+		c = &kids[k]
+	}
+	for i, v := range c.items {
+		if v.Key == key {
+			return pos + i, v.Value, true
+		}
+	}
+	var zero V
+	return -1, zero, false
+}
+
+// begin returns the editor of one edit of m's entries. A tree's index is
+// made one that the editor may change, and follows the edit.
+func (m *Map[V, S, M]) begin(o *Owner) editor[Entry[V], S, M] {
+	e := editor[Entry[V], S, M]{tok: o.token()}
+	if m.ix != nil {
+		if m.ix.e.tok != e.tok {
+			ix := *m.ix
+			ix.e.tok = e.tok
+			m.ix = &ix
+		}
+		e.tr = m.ix
+	}
+	return e
+}
+
+// end builds the index when the edit made the entries a tree, and drops it
+// when they became one leaf.
+func (m *Map[V, S, M]) end(e *editor[Entry[V], S, M]) {
+	switch {
+	case m.seq.root.br == nil:
+		m.ix = nil
+	case m.ix == nil:
+		m.ix = buildIndex(&m.seq.root)
+		m.ix.e.tok = e.tok
+	}
+}
+
+// Set returns m with key's value replaced by v where it is, or with key and v
+// appended after the last entry when m does not have key.
+func (m Map[V, S, M]) Set(o *Owner, key string, v V) Map[V, S, M] {
+	if i := m.Index(key); i >= 0 {
+		return m.UpdateAt(o, i, func(V) V { return v })
+	}
+	return m.insert(o, m.Len(), key, v)
+}
+
+// Update returns m with key's value replaced by f of it, or m and false when
+// m does not have key. As with [Seq.Update], f may change the old value in
+// place when the caller owns it.
+func (m Map[V, S, M]) Update(o *Owner, key string, f func(V) V) (Map[V, S, M], bool) {
+	i := m.Index(key)
+	if i < 0 {
+		return m, false
+	}
+	return m.UpdateAt(o, i, f), true
+}
+
+// UpdateAt returns m with the value at position i, in [0, Len), replaced
+// by f of it.
+func (m Map[V, S, M]) UpdateAt(o *Owner, i int, f func(V) V) Map[V, S, M] {
+	m.seq = m.seq.Update(o, i, func(v Entry[V]) Entry[V] {
+		v.Value = f(v.Value)
+		return v
+	})
+	return m
+}
+
+// Insert returns m with key and v inserted before position i, in [0, Len],
+// or m and false when m has key already.
+func (m Map[V, S, M]) Insert(o *Owner, i int, key string, v V) (Map[V, S, M], bool) {
+	m.seq.check(i, m.Len()+1)
+	if m.Index(key) >= 0 {
+		return m, false
+	}
+	return m.insert(o, i, key, v), true
+}
+
+// InsertAfter returns m with key and v inserted right after the entry of
+// after, or m and false when m has key already or does not have after.
+func (m Map[V, S, M]) InsertAfter(o *Owner, after, key string, v V) (Map[V, S, M], bool) {
+	i := m.Index(after)
+	if i < 0 || m.Index(key) >= 0 {
+		return m, false
+	}
+	return m.insert(o, i+1, key, v), true
+}
+
+func (m Map[V, S, M]) insert(o *Owner, i int, key string, v V) Map[V, S, M] {
+	e := m.begin(o)
+	m.seq.root = e.insertRoot(m.seq.root, i, Entry[V]{key, v})
+	m.end(&e)
+	return m
+}
+
+// Delete returns m without key, and key's value; or m and false when m does
+// not have key.
+func (m Map[V, S, M]) Delete(o *Owner, key string) (Map[V, S, M], V, bool) {
+	i := m.Index(key)
+	if i < 0 {
+		var zero V
+		return m, zero, false
+	}
+	m, _, v := m.DeleteAt(o, i)
+	return m, v, true
+}
+
+// DeleteAt returns m without the entry at position i, in [0, Len), and that
+// entry's key and value.
+func (m Map[V, S, M]) DeleteAt(o *Owner, i int) (Map[V, S, M], string, V) {
+	if i < 0 || i >= m.Len() {
+		panic(fmt.Sprintf("persist: position %d out of range [0, %d)", i, m.Len()))
+	}
+	e := m.begin(o)
+	var old Entry[V]
+	m.seq.root, old = e.removeRoot(m.seq.root, i)
+	m.end(&e)
+	return m, old.Key, old.Value
+}

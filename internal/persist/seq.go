@@ -1,0 +1,107 @@
+package persist
+
+import (
+	"fmt"
+	"iter"
+)
+
+// Seq is a persistent sequence of elements of type T that keeps the summary
+// S of its elements, defined by the Measure M. Reading an element, changing
+// one, inserting or deleting one anywhere costs O(log n); reading the length
+// or the summary costs O(1). A Seq of at most 64 elements is one slice.
+//
+// The zero Seq is empty and ready to use. A Seq is a small value: copy it
+// freely. Edits return the new Seq; with a nil *Owner they leave the old one
+// as it was, and with an Owner they may change values made earlier with the
+// same Owner (see the package documentation).
+type Seq[T, S any, M Measure[T, S]] struct {
+	root node[T, S, M]
+}
+
+// SeqOf returns a Seq of items, in O(len(items)). When there are at most 64,
+// the Seq keeps items as its storage, and the caller must not change them
+// afterwards; more are copied.
+func SeqOf[T, S any, M Measure[T, S]](items ...T) Seq[T, S, M] {
+	var e editor[T, S, M]
+	return Seq[T, S, M]{root: e.build(items)}
+}
+
+// Len returns the number of elements.
+func (s Seq[T, S, M]) Len() int { return s.root.len() }
+
+// Summary returns the Add of the summaries of all elements, or the zero S
+// for an empty Seq.
+func (s Seq[T, S, M]) Summary() S { return s.root.sum }
+
+// At returns the element at position i, which must be in [0, Len).
+func (s Seq[T, S, M]) At(i int) T {
+	s.check(i, s.Len())
+	c := &s.root
+	for c.br != nil {
+		k, off := c.br.locate(i)
+		c, i = &c.br.kids[k], off
+	}
+	return c.items[i]
+}
+
+// All yields the positions and elements in order.
+func (s Seq[T, S, M]) All() iter.Seq2[int, T] {
+	return func(yield func(int, T) bool) {
+		i := 0
+		s.root.walk(&i, yield)
+	}
+}
+
+// Set returns s with the element at position i, in [0, Len), replaced by v.
+func (s Seq[T, S, M]) Set(o *Owner, i int, v T) Seq[T, S, M] {
+	return s.Update(o, i, func(T) T { return v })
+}
+
+// Update returns s with the element at position i, in [0, Len), replaced by
+// f of it. The old element is measured before f is called once, so f may
+// change it in place when the caller owns it.
+func (s Seq[T, S, M]) Update(o *Owner, i int, f func(T) T) Seq[T, S, M] {
+	s.check(i, s.Len())
+	e := editor[T, S, M]{tok: o.token()}
+	e.update(&s.root, i, f)
+	return s
+}
+
+// Insert returns s with v inserted before position i, in [0, Len]; i = Len
+// appends.
+func (s Seq[T, S, M]) Insert(o *Owner, i int, v T) Seq[T, S, M] {
+	s.check(i, s.Len()+1)
+	e := editor[T, S, M]{tok: o.token()}
+	return Seq[T, S, M]{root: e.insertRoot(s.root, i, v)}
+}
+
+// Append returns s with v added after its last element.
+func (s Seq[T, S, M]) Append(o *Owner, v T) Seq[T, S, M] { return s.Insert(o, s.Len(), v) }
+
+// Delete returns s without the element at position i, in [0, Len), and that
+// element.
+func (s Seq[T, S, M]) Delete(o *Owner, i int) (Seq[T, S, M], T) {
+	s.check(i, s.Len())
+	e := editor[T, S, M]{tok: o.token()}
+	root, old := e.removeRoot(s.root, i)
+	return Seq[T, S, M]{root: root}, old
+}
+
+func (s Seq[T, S, M]) check(i, n int) {
+	if i < 0 || i >= n {
+		panic(fmt.Sprintf("persist: position %d out of range [0, %d)", i, n))
+	}
+}
+
+func (e *editor[T, S, M]) insertRoot(root node[T, S, M], i int, v T) node[T, S, M] {
+	right, split := e.insert(&root, i, v, e.m.Of(v), i == root.len())
+	if split {
+		root = e.grow(root, right)
+	}
+	return root
+}
+
+func (e *editor[T, S, M]) removeRoot(root node[T, S, M], i int) (node[T, S, M], T) {
+	old, _ := e.remove(&root, i)
+	return e.shrink(root), old
+}

@@ -1,0 +1,170 @@
+package persist
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func seqRange(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+func TestSeqOf(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		n      int
+		reason string
+	}{
+		{"empty", 0, "the zero Seq and an empty one are the same"},
+		{"one", 1, "a single element is a flat leaf"},
+		{"flat", leafMax, "the largest flat Seq"},
+		{"two leaves", leafMax + 1, "the smallest tree: two leaves of at least leafMin"},
+		{"one branch", leafMax * branchMax, "a full branch of full leaves"},
+		{"two levels", leafMax*branchMax + 1, "one more element adds a level"},
+		{"large", 100_000, "several levels"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			want := seqRange(tt.n)
+			checkSeq(t, SeqOf[int, stat, statOf](slices.Clone(want)...), want)
+		})
+	}
+}
+
+func TestSeqEdits(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		n      int
+		edit   func(ints) ints
+		want   func([]int) []int
+		reason string
+	}{
+		{"append to empty", 0,
+			func(s ints) ints { return s.Append(nil, 7) },
+			func([]int) []int { return []int{7} },
+			"the zero Seq takes elements"},
+		{"insert first in a full leaf", leafMax,
+			func(s ints) ints { return s.Insert(nil, 0, -1) },
+			func(w []int) []int { return slices.Insert(w, 0, -1) },
+			"a full flat leaf splits into a tree"},
+		{"append to a full leaf", leafMax,
+			func(s ints) ints { return s.Append(nil, -1) },
+			func(w []int) []int { return append(w, -1) },
+			"an append splits unevenly, leaving the left leaf fuller"},
+		{"delete down to flat", leafMax + 1,
+			func(s ints) ints { s, _ = s.Delete(nil, 3); return s },
+			func(w []int) []int { return slices.Delete(w, 3, 4) },
+			"two leaves that fit in one merge, and the root shrinks to a leaf"},
+		{"set the maximum lower", 1000,
+			func(s ints) ints { return s.Set(nil, 999, 0) },
+			func(w []int) []int { w[999] = 0; return w },
+			"Sub cannot take out the only maximum, so the summary is added up again"},
+		{"delete in the middle", 100_000,
+			func(s ints) ints { s, _ = s.Delete(nil, 50_000); return s },
+			func(w []int) []int { return slices.Delete(w, 50_000, 50_001) },
+			"a deep tree"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			orig := seqRange(tt.n)
+			s := SeqOf[int, stat, statOf](slices.Clone(orig)...)
+			got := tt.edit(s)
+			checkSeq(t, got, tt.want(slices.Clone(orig)))
+			checkSeq(t, s, orig) // persistent: the original is unchanged
+		})
+	}
+}
+
+func TestSeqOutOfRange(t *testing.T) {
+	s := SeqOf[int, stat, statOf](1, 2, 3)
+	for _, tt := range []struct {
+		name string
+		f    func()
+	}{
+		{"At(-1)", func() { s.At(-1) }},
+		{"At(Len)", func() { s.At(3) }},
+		{"Set(Len)", func() { s.Set(nil, 3, 0) }},
+		{"Insert(Len+1)", func() { s.Insert(nil, 4, 0) }},
+		{"Delete on empty", func() { var e ints; e.Delete(nil, 0) }},
+	} {
+		assert.Panics(t, tt.f, tt.name)
+	}
+}
+
+func TestSeqAllStops(t *testing.T) {
+	s := SeqOf[int, stat, statOf](seqRange(1000)...)
+	var got []int
+	for i, v := range s.All() {
+		if i == 500 {
+			break
+		}
+		got = append(got, v)
+	}
+	assert.Equal(t, seqRange(500), got)
+}
+
+// TestSeqModel applies random edits, persistent ones and batches, and
+// checks the Seq against a slice after each batch, and every Seq published
+// earlier against its own copy at the end: a batch never changes what was
+// published before it.
+func TestSeqModel(t *testing.T) {
+	for seed := range uint64(4 / modelRounds) {
+		rng := rand.New(rand.NewPCG(seed, 1))
+		m := &seqModel{rng: rng}
+		type published struct {
+			s     ints
+			model []int
+		}
+		var pubs []published
+		for round := range 300 / modelRounds {
+			var o *Owner
+			if rng.IntN(2) == 0 {
+				o = NewOwner()
+			}
+			ops := rng.IntN(200)
+			m.bias = 0
+			switch round % 50 {
+			case 10, 20:
+				ops, m.bias = 5000, 3 // grow by whole levels
+			case 30:
+				ops, m.bias = 9000, -3 // and shrink back
+			}
+			var log []string
+			for range ops {
+				log = append(log, m.step(t, o))
+			}
+			if o != nil {
+				o.Seal()
+			}
+			if round%10 == 0 || len(m.model) < 200 {
+				checkSeq(t, m.s, m.model)
+			}
+			if round%20 == 0 {
+				pubs = append(pubs, published{m.s, slices.Clone(m.model)})
+			}
+			require.Equal(t, len(m.model), m.s.Len(), "after %v", log)
+		}
+		for _, p := range pubs {
+			checkSeq(t, p.s, p.model)
+		}
+	}
+}
+
+// TestSeqBatchCopiesOnce checks that a batch changes in place the nodes it
+// made: a second edit of the same leaf allocates nothing.
+func TestSeqBatchCopiesOnce(t *testing.T) {
+	s := SeqOf[int, stat, statOf](seqRange(100_000)...)
+	o := NewOwner()
+	s = s.Set(o, 500, 1)
+	allocs := testing.AllocsPerRun(100, func() { s = s.Set(o, 501, 2) })
+	assert.Zero(t, allocs, "an owned path is edited in place")
+	o.Seal()
+	allocs = testing.AllocsPerRun(1, func() { _ = s.Set(o, 501, 3) })
+	assert.NotZero(t, allocs, "after Seal the path is copied again")
+}
