@@ -47,14 +47,6 @@ func (statOf) Sub(a, b stat) (stat, bool) {
 
 type ints = Seq[int, stat, statOf]
 
-func statOfAll(vs []int) stat {
-	var s stat
-	for _, v := range vs {
-		s = statOf{}.Add(s, statOf{}.Of(v))
-	}
-	return s
-}
-
 // checkSeq checks s against the model want and every invariant of its tree:
 // element order, lengths, summaries, node fill, equal leaf depth, and
 // distinct identities.
