@@ -84,12 +84,12 @@ func TestReadersKeepTheirView(t *testing.T) {
 	require.NoError(t, c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"a":[1]}}`)))
 	require.NoError(t, c.Apply([]byte(`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m","role":"user","content":"x"}]}`)))
 	state, msgs := c.State(), c.Messages()
-	msgs[0].ID = "changed by the caller"
+	msgs[0].id = "changed by the caller"
 	require.NoError(t, c.Apply([]byte(`{"type":"STATE_DELTA","delta":[{"op":"add","path":"/a/-","value":2}]}`)))
 	require.NoError(t, c.Apply([]byte(`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m","role":"user","content":"y"}]}`)))
 	assert.Equal(t, `{"a":[1]}`, state.String(), "the old view is intact")
 	assert.Equal(t, `{"a":[1,2]}`, c.State().String())
-	assert.Equal(t, "m", c.Messages()[0].ID, "the caller's slice is its own")
+	assert.Equal(t, "m", c.Messages()[0].ID(), "the caller's slice is its own")
 }
 
 // BenchmarkReadWhileApplying measures how long State and Messages take

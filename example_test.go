@@ -89,7 +89,7 @@ func ExampleConsumer_Messages() {
 		{"id":"u1","role":"user","content":"hi!"}]}`))
 	for _, m := range c.Messages() {
 		b, _ := m.MarshalJSON()
-		fmt.Println(m.ID, string(b))
+		fmt.Println(m.ID(), string(b))
 	}
 	// Output:
 	// u1 {"id":"u1","role":"user","content":"hi!"}

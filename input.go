@@ -49,7 +49,7 @@ func (c *Consumer) NextInput(base RunAgentInput) RunAgentInput {
 	in.State = valueOf(v.state)
 	in.Messages = make([]Message, 0, len(v.messages))
 	for _, m := range v.messages {
-		if m.Role != roleActivity {
+		if m.role != roleActivity {
 			in.Messages = append(in.Messages, m)
 		}
 	}

@@ -47,7 +47,7 @@ func TestNextInput(t *testing.T) {
 			reason: "base's fields are kept; raw JSON is compacted; state and messages always come from the Consumer",
 			base: RunAgentInput{
 				ThreadID: "other", RunID: "r2", ParentRunID: "r1",
-				State: valueOf(mustParse(t, `"ignored"`)), Messages: []Message{{ID: "ignored"}},
+				State: valueOf(mustParse(t, `"ignored"`)), Messages: []Message{{id: "ignored"}},
 				Tools:          json.RawMessage(`[ {"name":"f"} ]`),
 				Context:        json.RawMessage(`[]`),
 				ForwardedProps: json.RawMessage(`{"a": 1e3}`),
@@ -126,8 +126,8 @@ func TestRunAgentInputUnmarshal(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(body), &in))
 	assert.Equal(t, `{"big":12345678901234567890,"f":1.0,"h":"<&>"}`, in.State.String())
 	require.Len(t, in.Messages, 2)
-	assert.Equal(t, "", in.Messages[0].ID)
-	assert.Equal(t, "a", in.Messages[1].ID)
+	assert.Equal(t, "", in.Messages[0].ID())
+	assert.Equal(t, "a", in.Messages[1].ID())
 	out, err := in.MarshalJSON()
 	require.NoError(t, err)
 	assert.Equal(t, body, string(out), "a round trip keeps every byte")

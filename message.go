@@ -18,14 +18,18 @@ const (
 
 // Message is one message of a thread, kept verbatim. Every member the
 // producer sent, known to this package or not, goes out in
-// [Message.MarshalJSON] as it came in. ID and Role copy its "id" and "role"
-// for convenience; changing them changes nothing else. ID is "" only for a
-// run input's message without an id.
+// [Message.MarshalJSON] as it came in.
 type Message struct {
-	ID   string
-	Role string
-	v    *jsonv.Node // the whole message object
+	id, role string      // copies of its "id" and "role"
+	v        *jsonv.Node // the whole message object
 }
+
+// ID returns the message's "id". It is "" only for a run input's message
+// without an id.
+func (m Message) ID() string { return m.id }
+
+// Role returns the message's "role", such as "user" or "assistant".
+func (m Message) Role() string { return m.role }
 
 // Value returns the whole message object.
 func (m Message) Value() Value { return valueOf(m.v) }
@@ -75,15 +79,15 @@ func decodeMessages(n *jsonv.Node, lenient bool) ([]Message, error) {
 		if role == nil || role.Kind() != jsonv.String {
 			return nil, fmt.Errorf("%w: message %d: \"role\" is missing or not a string", errMalformedMessages, i)
 		}
-		out[i] = Message{Role: role.Text(), v: m}
+		out[i] = Message{role: role.Text(), v: m}
 		if id == nil {
 			continue
 		}
-		out[i].ID = id.Text()
-		if _, dup := seen[out[i].ID]; dup && !lenient {
-			return nil, fmt.Errorf("%w: message %d: id %s appears twice", errMalformedMessages, i, jsonv.Quote(out[i].ID))
+		out[i].id = id.Text()
+		if _, dup := seen[out[i].id]; dup && !lenient {
+			return nil, fmt.Errorf("%w: message %d: id %s appears twice", errMalformedMessages, i, jsonv.Quote(out[i].id))
 		}
-		seen[out[i].ID] = struct{}{}
+		seen[out[i].id] = struct{}{}
 	}
 	return out, nil
 }
@@ -102,10 +106,10 @@ func encodeMessages(ms []Message) *jsonv.Node {
 func messageOf(v *jsonv.Node) Message {
 	m := Message{v: v}
 	if id := v.Get("id"); id != nil && id.Kind() == jsonv.String {
-		m.ID = id.Text()
+		m.id = id.Text()
 	}
 	if role := v.Get("role"); role != nil && role.Kind() == jsonv.String {
-		m.Role = role.Text()
+		m.role = role.Text()
 	}
 	return m
 }

@@ -17,8 +17,8 @@ func TestMessageVerbatim(t *testing.T) {
 	text := `{"role":"user","id":"u1","content":[{"type":"text","text":"hi"}],"x-extra":1.50,"subagentRunId":null}`
 	var m Message
 	require.NoError(t, json.Unmarshal([]byte(text), &m))
-	assert.Equal(t, "u1", m.ID)
-	assert.Equal(t, "user", m.Role)
+	assert.Equal(t, "u1", m.ID())
+	assert.Equal(t, "user", m.Role())
 	out, err := m.MarshalJSON()
 	require.NoError(t, err)
 	assert.Equal(t, text, string(out), "every member as sent, in order")
