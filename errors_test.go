@@ -64,7 +64,7 @@ func publicErrors(t *testing.T) []struct {
 		{"limit", New(&Options{MaxEventSize: 8}).Apply([]byte(`{"type":"CUSTOM"}`)), ErrLimit},
 		{"patch failed", warning(`{"type":"STATE_DELTA","delta":[{"op":"remove","path":"/a"}]}`), ErrPatchFailed},
 		{"no target", warning(`{"type":"TEXT_MESSAGE_END","messageId":"m"}`), ErrNoTarget},
-		{"start run", New(nil).StartRun([]byte(`{"threadId":5}`)), ErrMalformedEvent},
+		{"start run", startRun(New(nil), `{"threadId":5}`), ErrMalformedEvent},
 		{"restore", restoreErr, nil},
 		{"decode", Value{}.Decode("/a", &v), nil},
 		{"value", v.UnmarshalJSON([]byte(`{`)), nil},

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,6 +47,28 @@ func refSSE(in string) []string {
 		}
 	}
 	return out
+}
+
+// refSSECut reports whether a reference SSE reader would find in cut
+// short: data left undispatched, or an unterminated last line that is (or
+// begins like) a data line.
+func refSSECut(in string) bool {
+	in = strings.TrimPrefix(in, bom)
+	in = strings.ReplaceAll(in, "\r\n", "\n")
+	in = strings.ReplaceAll(in, "\r", "\n")
+	lines := strings.Split(in, "\n")
+	tail := lines[len(lines)-1]
+	data := false
+	for _, line := range lines[:len(lines)-1] {
+		field, _, _ := strings.Cut(line, ":")
+		switch {
+		case line == "":
+			data = false
+		case line[0] != ':' && field == "data":
+			data = true
+		}
+	}
+	return data || tail != "" && (strings.HasPrefix("data: ", tail) || strings.HasPrefix(tail, "data:"))
 }
 
 // refJSONLines is a reference for JSONLines.
@@ -140,7 +163,8 @@ func FuzzRead(f *testing.F) {
 		if got.Err != nil {
 			var e *Error
 			require.ErrorAs(t, got.Err, &e, "error %T is not *Error", got.Err)
-			require.True(t, errors.Is(got.Err, ErrTooLarge) || errors.Is(got.Err, ErrSyntax), "unexpected error %v", got.Err)
+			require.True(t, errors.Is(got.Err, ErrTooLarge) || errors.Is(got.Err, ErrSyntax) || errors.Is(got.Err, io.ErrUnexpectedEOF),
+				"unexpected error %v", got.Err)
 			require.Equal(t, len(got.Payloads)+1, e.Event, "Error.Event")
 			require.True(t, strings.HasPrefix(got.Err.Error(), "event "), got.Err.Error())
 			if errors.Is(got.Err, ErrTooLarge) {
@@ -159,10 +183,20 @@ func FuzzRead(f *testing.F) {
 		case SSE:
 			want := refSSE(in)
 			assert.NotErrorIs(t, got.Err, ErrSyntax)
+			if failed == 0 {
+				assert.Equal(t, refSSECut(in), errors.Is(got.Err, io.ErrUnexpectedEOF), "cut short")
+			}
 			checkPrefix(t, want, got, failed)
 		case JSONLines:
 			want := refJSONLines(in)
 			assert.NotErrorIs(t, got.Err, ErrSyntax)
+			if errors.Is(got.Err, io.ErrUnexpectedEOF) {
+				require.NotEmpty(t, want, "cut short with no line")
+				last := want[len(want)-1]
+				assert.False(t, json.Valid([]byte(last)), "a valid last line %q was taken as cut short", last)
+				assert.False(t, strings.HasSuffix(strings.TrimRight(in, " \t\r\f"), "\n"), "a terminated last line was taken as cut short")
+				want = want[:len(want)-1]
+			}
 			checkPrefix(t, want, got, failed)
 			if failed > 0 {
 				assert.Greater(t, len(want[failed-1]), limit, "the failed line is not too large")
@@ -172,6 +206,9 @@ func FuzzRead(f *testing.F) {
 				assert.True(t, json.Valid([]byte(p)), "payload %d is not JSON: %q", i+1, p)
 			}
 			want, ok := refJSONArray(in)
+			if errors.Is(got.Err, io.ErrUnexpectedEOF) {
+				assert.False(t, ok, "a whole array was taken as cut short")
+			}
 			if !ok {
 				assert.Error(t, got.Err, "accepted an input that is not one JSON array")
 				return

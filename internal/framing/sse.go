@@ -5,6 +5,7 @@ package framing
 import (
 	"bytes"
 	"io"
+	"strings"
 )
 
 // lineEnd returns the index of the first CR or LF in b, or -1.
@@ -28,7 +29,9 @@ const (
 )
 
 // readSSE implements the event stream interpretation of HTML section 9.2.6,
-// keeping only the data buffer.
+// keeping only the data buffer. A stream that ends inside an event (data
+// not yet dispatched by a blank line, or an unterminated data line) fails
+// with io.ErrUnexpectedEOF; the standard drops that event silently.
 func (p *reader) readSSE(skipLine bool) error {
 	var data []byte // data buffer; len(data) minus its final LF never exceeds max
 	state := sseLineStart
@@ -40,7 +43,10 @@ func (p *reader) readSSE(skipLine bool) error {
 	for {
 		b, err := p.buffered()
 		if err == io.EOF {
-			return nil // an event without its blank line is dropped
+			if len(data) > 0 || state == sseData {
+				return io.ErrUnexpectedEOF // an event without its blank line
+			}
+			return nil
 		}
 		if err != nil {
 			return err
@@ -59,10 +65,13 @@ func (p *reader) readSSE(skipLine bool) error {
 			if len(b) < 6 && lineEnd(b) < 0 {
 				b = p.peek(6)
 				if len(b) < 6 && lineEnd(b) < 0 {
-					if p.err == io.EOF {
-						return nil // unterminated last line: event dropped
+					if p.err != io.EOF {
+						return p.err
 					}
-					return p.err
+					if len(data) > 0 || strings.HasPrefix("data: ", string(b)) {
+						return io.ErrUnexpectedEOF // cut inside an event or a data line
+					}
+					return nil
 				}
 			}
 			switch c := b[0]; {

@@ -1,4 +1,5 @@
-// Tests of RunAgent and HTTPError against httptest agents.
+// Tests of Agent and RunAgent against httptest agents: the request, the
+// result, and each kind of failure.
 
 package aguistate
 
@@ -143,16 +144,6 @@ func TestRunAgent(t *testing.T) {
 		wantRequest:  inlineRequest,
 		wantState:    inlineState,
 		wantMessages: inlineMessages,
-	}, {
-		name:         "RUN_ERROR ends the run",
-		reason:       "RUN_ERROR is how the protocol ends a failed run: no error, the events before it stay",
-		input:        inlineInput,
-		runID:        "r1",
-		chunks:       sseChunks(append(inline, `{"type":"RUN_ERROR","message":"model overloaded","code":"503"}`)...),
-		contentType:  "text/event-stream",
-		wantRequest:  inlineRequest,
-		wantState:    inlineState,
-		wantMessages: inlineMessages,
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -179,15 +170,16 @@ func TestRunAgent(t *testing.T) {
 			})
 
 			c := New(nil)
-			require.NoError(t, c.StartRun(input))
+			require.NoError(t, startRun(c, string(input)))
 			var warnings []error
 			c.Subscribe(func(ch Change) {
 				if ch.Warning != nil {
 					warnings = append(warnings, ch.Warning)
 				}
 			})
-			err := c.RunAgent(context.Background(), srv.Client(), srv.URL, c.NextInput(RunAgentInput{RunID: tc.runID}))
+			res, err := c.RunAgent(context.Background(), &Agent{URL: srv.URL, Client: srv.Client()}, &RunOptions{RunID: tc.runID})
 			require.NoError(t, err, tc.reason)
+			assert.NotEmpty(t, res.Outcome)
 			assert.Empty(t, warnings, "no event is skipped")
 			assertJSONEqual(t, mustParse(t, wantState), c.State().node(), "state; "+tc.reason)
 			assertJSONEqual(t, mustParse(t, wantMessages), encodeMessages(c.Messages()), "messages; "+tc.reason)
@@ -195,65 +187,117 @@ func TestRunAgent(t *testing.T) {
 	}
 }
 
-// A nil client is http.DefaultClient, and the Consumer's subscription ends
-// with the call.
+// A nil Client is http.DefaultClient.
 func TestRunAgentDefaultClient(t *testing.T) {
 	srv := newAgent(t, func(w http.ResponseWriter, r *http.Request) {
 		serveEvents(w, "text/event-stream", sseChunks(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
 			`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`))
 	})
 	c := New(nil)
-	require.NoError(t, c.RunAgent(context.Background(), nil, srv.URL, c.NextInput(RunAgentInput{ThreadID: "t"})))
-	c.subs.mu.Lock()
-	defer c.subs.mu.Unlock()
-	assert.Empty(t, c.subs.fns, "RunAgent cancels its subscription")
+	_, err := c.RunAgent(context.Background(), &Agent{URL: srv.URL}, nil)
+	require.NoError(t, err)
+	_, err = c.RunAgent(context.Background(), nil, nil)
+	assert.ErrorContains(t, err, "nil *Agent")
 }
 
 func TestRunAgentHTTPError(t *testing.T) {
 	long := strings.Repeat("0123456789", 60) // 600 bytes
+	html := "<!DOCTYPE html><html><body>Sign in to continue</body></html>"
 	cases := []struct {
 		name, reason string
 		status       int
+		contentType  string
 		body         string
 		want         HTTPError
 		wantText     string
 	}{{
-		name:     "500 with a body",
-		reason:   "a failing agent's status and the start of its explanation are reported",
-		status:   http.StatusInternalServerError,
-		body:     "model crashed\n",
-		want:     HTTPError{StatusCode: 500, Status: "500 Internal Server Error", Body: "model crashed\n"},
-		wantText: "aguistate: agent answered 500 Internal Server Error: model crashed",
+		name:        "500 with a body",
+		reason:      "a failing agent's status and the start of its explanation are reported",
+		status:      http.StatusInternalServerError,
+		contentType: "text/plain; charset=utf-8",
+		body:        "model crashed\n",
+		want:        HTTPError{StatusCode: 500, Status: "500 Internal Server Error", ContentType: "text/plain; charset=utf-8", Body: "model crashed\n"},
+		wantText:    "aguistate: agent answered 500 Internal Server Error: model crashed",
 	}, {
-		name:     "404 without a body",
-		reason:   "a wrong URL is an HTTPError too",
-		status:   http.StatusNotFound,
-		want:     HTTPError{StatusCode: 404, Status: "404 Not Found"},
-		wantText: "aguistate: agent answered 404 Not Found",
+		name:        "404 without a body",
+		reason:      "a wrong URL is an HTTPError too",
+		status:      http.StatusNotFound,
+		contentType: "text/plain",
+		want:        HTTPError{StatusCode: 404, Status: "404 Not Found", ContentType: "text/plain"},
+		wantText:    "aguistate: agent answered 404 Not Found",
 	}, {
-		name:     "long body is cut",
-		reason:   "at most 512 bytes of the body are kept",
-		status:   http.StatusBadGateway,
-		body:     long,
-		want:     HTTPError{StatusCode: 502, Status: "502 Bad Gateway", Body: long[:512]},
-		wantText: "aguistate: agent answered 502 Bad Gateway: " + long[:512],
+		name:        "long body is cut",
+		reason:      "at most 512 bytes of the body are kept",
+		status:      http.StatusBadGateway,
+		contentType: "text/plain",
+		body:        long,
+		want:        HTTPError{StatusCode: 502, Status: "502 Bad Gateway", ContentType: "text/plain", Body: long[:512]},
+		wantText:    "aguistate: agent answered 502 Bad Gateway: " + long[:512],
+	}, {
+		name:        "HTML page with 200",
+		reason:      "a login page sent with 200 is no event stream, and the error names its type",
+		status:      http.StatusOK,
+		contentType: "text/html; charset=utf-8",
+		body:        html,
+		want:        HTTPError{StatusCode: 200, Status: "200 OK", ContentType: "text/html; charset=utf-8", Body: html},
+		wantText:    `aguistate: agent answered 200 OK with Content-Type "text/html; charset=utf-8", not an event stream: ` + html,
+	}, {
+		name:        "protobuf with 200",
+		reason:      "AG-UI's protobuf framing is not one this package reads",
+		status:      http.StatusOK,
+		contentType: "application/vnd.ag-ui.event+proto",
+		body:        "\x0a\x02",
+		want:        HTTPError{StatusCode: 200, Status: "200 OK", ContentType: "application/vnd.ag-ui.event+proto", Body: "\x0a\x02"},
+		wantText:    `aguistate: agent answered 200 OK with Content-Type "application/vnd.ag-ui.event+proto", not an event stream`,
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := newAgent(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tc.contentType)
 				w.WriteHeader(tc.status)
 				_, _ = io.WriteString(w, tc.body)
 			})
 			c := New(nil)
-			require.NoError(t, c.StartRun([]byte(`{"threadId":"t","state":{"a":1},"messages":[{"id":"u","role":"user","content":"x"}]}`)))
-			before := snapshot(c)
-			err := c.RunAgent(context.Background(), srv.Client(), srv.URL, c.NextInput(RunAgentInput{}))
+			require.NoError(t, startRun(c, `{"threadId":"t","state":{"a":1},"messages":[{"id":"u","role":"user","content":"x"}]}`))
+			_, err := c.RunAgent(context.Background(), &Agent{URL: srv.URL, Client: srv.Client()}, nil)
 			var he *HTTPError
 			require.ErrorAs(t, err, &he, tc.reason)
 			assert.Equal(t, tc.want, *he, tc.reason)
-			assert.Equal(t, tc.wantText, err.Error())
-			assert.Equal(t, before, snapshot(c), "the Consumer is unchanged")
+			assert.True(t, strings.HasPrefix(err.Error(), tc.wantText), "%q does not begin with %q", err, tc.wantText)
+			assert.Equal(t, `{"a":1}`, c.State().String(), "the Consumer holds nothing of the response")
+			assert.Len(t, c.Messages(), 1)
+		})
+	}
+}
+
+// TestRunAgentContentTypes checks the Content-Types of an event stream,
+// each read in the framing its body has.
+func TestRunAgentContentTypes(t *testing.T) {
+	t.Parallel()
+	events := []string{`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`, `{"type":"STATE_SNAPSHOT","snapshot":{"ok":true}}`,
+		`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`}
+	lines := strings.Join(events, "\n") + "\n"
+	array := "[" + strings.Join(events, ",") + "]"
+	sse := strings.Join(sseChunks(events...), "")
+	for _, tc := range []struct{ contentType, body, reason string }{
+		{"text/event-stream", sse, "AG-UI's SSE transport"},
+		{"text/event-stream;charset=UTF-8", sse, "parameters and case do not matter"},
+		{"Application/JSON", array, "a JSON array of events"},
+		{"application/jsonl", lines, "JSON Lines"},
+		{"application/x-ndjson", lines, "JSON Lines under its other name"},
+		{"", sse, "no Content-Type: the body decides"},
+	} {
+		t.Run(tc.contentType, func(t *testing.T) {
+			t.Parallel()
+			srv := newAgent(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header()["Content-Type"] = []string{tc.contentType} // "" stops net/http sniffing one
+				_, _ = io.WriteString(w, tc.body)
+			})
+			c := New(nil)
+			_, err := c.RunAgent(context.Background(), &Agent{URL: srv.URL, Client: srv.Client()}, nil)
+			require.NoError(t, err, tc.reason)
+			assert.Equal(t, `{"ok":true}`, c.State().String(), tc.reason)
 		})
 	}
 }
@@ -261,23 +305,20 @@ func TestRunAgentHTTPError(t *testing.T) {
 func TestRunAgentBrokenStream(t *testing.T) {
 	started := `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`
 	snap := `{"type":"STATE_SNAPSHOT","snapshot":{"a":1}}`
+	finished := `{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`
 	cases := []struct {
 		name, reason string
-		handler      func(w http.ResponseWriter)
+		contentType  string
+		chunks       []string
+		abort        bool // drop the connection without ending the chunked body
 		check        func(t *testing.T, err error)
 		wantState    string
 	}{{
 		name:   "cut mid-event",
-		reason: "a connection cut inside an event is the transport's error, and the cut event is not applied",
-		handler: func(w http.ResponseWriter) {
-			serveEvents(w, "text/event-stream", append(sseChunks(started, snap),
-				`data: {"type":"STATE_SNAPSHOT","snapshot":{"a":`))
-			panic(http.ErrAbortHandler) // drop the connection without ending the chunked body
-		},
+		reason: "a connection cut inside an event is the transport's unexpected EOF, and the cut event is not applied",
+		chunks: append(sseChunks(started, snap), `data: {"type":"STATE_SNAPSHOT","snapshot":{"a":`),
+		abort:  true,
 		check: func(t *testing.T, err error) {
-			var ee *EventError
-			require.ErrorAs(t, err, &ee, "a read error is reported as the failure of the next event")
-			assert.Equal(t, 3, ee.Position)
 			assert.ErrorIs(t, err, io.ErrUnexpectedEOF, "the transport's error, as it is")
 			assert.NotErrorIs(t, err, errNoRunEnd)
 		},
@@ -285,13 +326,9 @@ func TestRunAgentBrokenStream(t *testing.T) {
 	}, {
 		name:   "cut between events",
 		reason: "a dropped connection is reported even when no event was cut",
-		handler: func(w http.ResponseWriter) {
-			serveEvents(w, "text/event-stream", sseChunks(started, snap))
-			panic(http.ErrAbortHandler)
-		},
+		chunks: sseChunks(started, snap),
+		abort:  true,
 		check: func(t *testing.T, err error) {
-			var ee *EventError
-			require.ErrorAs(t, err, &ee)
 			assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
 			assert.NotErrorIs(t, err, errNoRunEnd)
 		},
@@ -299,38 +336,44 @@ func TestRunAgentBrokenStream(t *testing.T) {
 	}, {
 		name:   "clean end without RUN_FINISHED",
 		reason: "a run's stream is complete only when it says so",
-		handler: func(w http.ResponseWriter) {
-			serveEvents(w, "text/event-stream", sseChunks(started, snap))
-		},
+		chunks: sseChunks(started, snap),
 		check: func(t *testing.T, err error) {
 			assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
 			assert.Equal(t, "aguistate: the stream ended before RUN_FINISHED or RUN_ERROR", err.Error())
 		},
 		wantState: `{"a":1}`,
 	}, {
-		name:   "partial event at a clean end",
-		reason: "an SSE event not ended by a blank line is dropped (WHATWG), so the run did not finish",
-		handler: func(w http.ResponseWriter) {
-			serveEvents(w, "text/event-stream", append(sseChunks(started, snap),
-				`data: {"type":"RUN_FINISHED","threadId":"t","runId":"r"}`+"\n"))
+		name:   "SSE event cut at a clean end",
+		reason: "an SSE event not ended by a blank line is not applied, and the body was cut short",
+		chunks: append(sseChunks(started, snap), `data: `+finished+"\n"),
+		check: func(t *testing.T, err error) {
+			assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+			assert.NotErrorIs(t, err, errNoRunEnd)
 		},
-		check:     func(t *testing.T, err error) { assert.ErrorIs(t, err, errNoRunEnd) },
 		wantState: `{"a":1}`,
 	}, {
-		name:   "empty body",
-		reason: "a 200 with nothing in it is not a finished run",
-		handler: func(w http.ResponseWriter) {
-			serveEvents(w, "text/event-stream", nil)
-		},
+		name:        "JSON Lines cut at a clean end",
+		reason:      "a last line cut short is io.ErrUnexpectedEOF, not a malformed event",
+		contentType: "application/jsonl",
+		chunks:      []string{started + "\n", snap + "\n", `{"type":"RUN_FINI`},
+		check:       func(t *testing.T, err error) { assert.ErrorIs(t, err, io.ErrUnexpectedEOF) },
+		wantState:   `{"a":1}`,
+	}, {
+		name:        "JSON array cut at a clean end",
+		reason:      "an array without its closing bracket is io.ErrUnexpectedEOF, not a malformed event",
+		contentType: "application/json",
+		chunks:      []string{"[" + started + ",", snap + ",", `{"type":"RUN_FINI`},
+		check:       func(t *testing.T, err error) { assert.ErrorIs(t, err, io.ErrUnexpectedEOF) },
+		wantState:   `{"a":1}`,
+	}, {
+		name:      "empty body",
+		reason:    "a 200 with nothing in it is not a finished run",
 		check:     func(t *testing.T, err error) { assert.ErrorIs(t, err, errNoRunEnd) },
 		wantState: `{}`,
 	}, {
 		name:   "fatal event",
 		reason: "a malformed event stops the run with its *EventError",
-		handler: func(w http.ResponseWriter) {
-			serveEvents(w, "text/event-stream", sseChunks(started, snap, `{"type":"STATE_DELTA","delta":{}}`,
-				`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`))
-		},
+		chunks: sseChunks(started, snap, `{"type":"STATE_DELTA","delta":{}}`, finished),
 		check: func(t *testing.T, err error) {
 			var ee *EventError
 			require.ErrorAs(t, err, &ee)
@@ -342,12 +385,27 @@ func TestRunAgentBrokenStream(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			srv := newAgent(t, func(w http.ResponseWriter, r *http.Request) { tc.handler(w) })
+			srv := newAgent(t, func(w http.ResponseWriter, r *http.Request) {
+				contentType := tc.contentType
+				if contentType == "" {
+					contentType = "text/event-stream"
+				}
+				serveEvents(w, contentType, tc.chunks)
+				if tc.abort {
+					panic(http.ErrAbortHandler)
+				}
+			})
 			c := New(nil)
-			err := c.RunAgent(context.Background(), srv.Client(), srv.URL, c.NextInput(RunAgentInput{ThreadID: "t"}))
+			_, err := c.RunAgent(context.Background(), &Agent{URL: srv.URL, Client: srv.Client()}, nil)
 			require.Error(t, err, tc.reason)
 			var he *HTTPError
+			var re *RunError
 			assert.False(t, errors.As(err, &he), "not an HTTPError: %v", err)
+			assert.False(t, errors.As(err, &re), "not a RunError: %v", err)
+			if !errors.Is(err, ErrMalformedEvent) {
+				var ee *EventError
+				assert.False(t, errors.As(err, &ee), "no event to blame: %v", err)
+			}
 			tc.check(t, err)
 			assert.Equal(t, tc.wantState, c.State().String(), tc.reason)
 		})
@@ -396,12 +454,28 @@ func TestRunAgentContext(t *testing.T) {
 			c := New(nil)
 			c.Subscribe(func(Change) { onFirst() })
 			start := time.Now()
-			err := c.RunAgent(ctx, srv.Client(), srv.URL, c.NextInput(RunAgentInput{ThreadID: "t"}))
-			assert.ErrorIs(t, err, tc.want, tc.reason)
+			_, err := c.RunAgent(ctx, &Agent{URL: srv.URL, Client: srv.Client()}, nil)
+			assert.Equal(t, tc.want, err, "ctx's own error; %s", tc.reason)
 			assert.Less(t, time.Since(start), 5*time.Second, "returns promptly")
 			assert.Equal(t, `{"a":1}`, c.State().String(), "the event before the stall is applied")
 		})
 	}
+
+	t.Run("before the response", func(t *testing.T) {
+		t.Parallel()
+		release := make(chan struct{})
+		srv := newAgent(t, func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		})
+		t.Cleanup(func() { close(release) })
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		_, err := New(nil).RunAgent(ctx, &Agent{URL: srv.URL, Client: srv.Client()}, nil)
+		assert.Equal(t, context.DeadlineExceeded, err, "ctx's own error, not the client's")
+	})
 }
 
 // TestHTTPErrorTextIsValidUTF8 checks that a body excerpt cut inside a
