@@ -7,12 +7,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -486,4 +490,386 @@ func TestHTTPErrorTextIsValidUTF8(t *testing.T) {
 	e := &HTTPError{StatusCode: 500, Status: "500 Internal Server Error", Body: body}
 	assert.True(t, utf8.ValidString(e.Error()))
 	assert.Equal(t, body, e.Body, "the field keeps the bytes as sent")
+}
+
+// scriptedAgent starts an agent that answers each run with the SSE events
+// script returns for the request body it got, and counts the requests.
+func scriptedAgent(t *testing.T, script func(body map[string]json.RawMessage, r *http.Request) []string) (*Agent, *atomic.Int32) {
+	t.Helper()
+	var n atomic.Int32
+	srv := newAgent(t, func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		var body map[string]json.RawMessage
+		assert.NoError(t, json.NewDecoder(r.Body).Decode(&body))
+		serveEvents(w, "text/event-stream", sseChunks(script(body, r)...))
+	})
+	return &Agent{URL: srv.URL, Client: srv.Client()}, &n
+}
+
+// TestRunAgentResult checks the RunResult of each way a run finishes.
+func TestRunAgentResult(t *testing.T) {
+	t.Parallel()
+	started := `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`
+	text := `{"type":"TEXT_MESSAGE_CHUNK","messageId":"a1","delta":"hi"}`
+	cases := []struct {
+		name, reason   string
+		finished       string
+		wantOutcome    string
+		wantInterrupts string // JSON array, "" for none
+		wantResult     string // JSON text of Result
+	}{
+		{"success", "no outcome reads as success; result is kept verbatim",
+			`{"type":"RUN_FINISHED","threadId":"t","runId":"r","result":{"n":1.50}}`, "success", "", `{"n":1.50}`},
+		{"explicit success", "outcome success",
+			`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"success"}}`, "success", "", "null"},
+		{"interrupt", "the pending interrupts come with the outcome",
+			`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i1","reason":"confirm"}]}}`,
+			"interrupt", `[{"id":"i1","reason":"confirm"}]`, "null"},
+		{"cancelled", "AG-UI 1.0's cancelled outcome",
+			`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"cancelled"}}`, "cancelled", "", "null"},
+		{"unknown outcome", "an outcome of another type reads as success, as in the reference client",
+			`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"suspended"}}`, "success", "", "null"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			agent, _ := scriptedAgent(t, func(map[string]json.RawMessage, *http.Request) []string {
+				return []string{started, text, tc.finished}
+			})
+			c := New(nil)
+			require.NoError(t, startRun(c, `{"messages":[{"id":"u0","role":"user","content":"held before"}]}`))
+			res, err := c.RunAgent(context.Background(), agent, nil)
+			require.NoError(t, err, tc.reason)
+			assert.Equal(t, tc.wantOutcome, res.Outcome, tc.reason)
+			assert.Equal(t, tc.wantResult, res.Result.String(), tc.reason)
+			if tc.wantInterrupts == "" {
+				assert.Nil(t, res.Interrupts, tc.reason)
+			} else {
+				got, _ := json.Marshal(res.Interrupts)
+				assert.Equal(t, tc.wantInterrupts, string(got), tc.reason)
+			}
+			require.Len(t, res.NewMessages, 1, "only the message the run added")
+			assert.Equal(t, "a1", res.NewMessages[0].ID())
+			assert.Equal(t, "hi", res.NewMessages[0].Text())
+		})
+	}
+}
+
+// TestRunAgentRunError checks that RUN_ERROR is a *RunError with the
+// agent's message and code, distinct from the other failures, and that the
+// events before it stay.
+func TestRunAgentRunError(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, event, wantText string
+		want                  RunError
+	}{
+		{"with code", `{"type":"RUN_ERROR","message":"model overloaded","code":"503"}`,
+			"aguistate: run failed: model overloaded (code 503)", RunError{Message: "model overloaded", Code: "503"}},
+		{"without code", `{"type":"RUN_ERROR","message":"boom"}`, "aguistate: run failed: boom", RunError{Message: "boom"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			agent, _ := scriptedAgent(t, func(map[string]json.RawMessage, *http.Request) []string {
+				return []string{`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
+					`{"type":"TEXT_MESSAGE_CHUNK","messageId":"a1","delta":"partial"}`, tc.event}
+			})
+			c := New(nil)
+			res, err := c.RunAgent(context.Background(), agent, nil)
+			var re *RunError
+			require.ErrorAs(t, err, &re)
+			assert.Equal(t, tc.want, *re)
+			assert.Equal(t, tc.wantText, err.Error())
+			var ee *EventError
+			var he *HTTPError
+			assert.False(t, errors.As(err, &ee) || errors.As(err, &he), "a RUN_ERROR is neither an event error nor an HTTP error")
+			assert.NotErrorIs(t, err, io.ErrUnexpectedEOF)
+			require.Len(t, res.NewMessages, 1, "the messages that arrived are reported")
+			assert.Equal(t, "partial", c.Messages()[0].Text(), "the events before RUN_ERROR stay")
+		})
+	}
+}
+
+// TestRunAgentLoadsInput checks that RunAgent sends the thread and loads
+// what it sends: the state set locally is the deltas' baseline, the thread
+// id stays across runs, and each run has a new run id.
+func TestRunAgentLoadsInput(t *testing.T) {
+	t.Parallel()
+	var bodies []map[string]json.RawMessage
+	var mu sync.Mutex
+	agent, _ := scriptedAgent(t, func(body map[string]json.RawMessage, r *http.Request) []string {
+		mu.Lock()
+		bodies = append(bodies, body)
+		mu.Unlock()
+		var thread, run string
+		_ = json.Unmarshal(body["threadId"], &thread)
+		_ = json.Unmarshal(body["runId"], &run)
+		return []string{fmt.Sprintf(`{"type":"RUN_STARTED","threadId":%q,"runId":%q}`, thread, run),
+			`{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/count","value":2}]}`,
+			fmt.Sprintf(`{"type":"RUN_FINISHED","threadId":%q,"runId":%q}`, thread, run)}
+	})
+	c := New(nil)
+	require.NoError(t, c.SetState(map[string]int{"count": 1}))
+	require.NoError(t, c.AddMessages(UserMessage("count").WithID("u1"),
+		mustMessage(t, `{"id":"x1","role":"activity","activityType":"PLAN","content":{}}`)))
+	_, err := c.RunAgent(context.Background(), agent, &RunOptions{Tools: json.RawMessage(`[{"name":"f"}]`)})
+	require.NoError(t, err)
+	assert.Equal(t, `{"count":2}`, c.State().String(), "the delta applied to the state the agent was sent, not to {}")
+	_, err = c.RunAgent(context.Background(), agent, nil)
+	require.NoError(t, err)
+
+	require.Len(t, bodies, 2)
+	assert.Equal(t, `{"count":1}`, string(bodies[0]["state"]))
+	assert.Equal(t, `{"count":2}`, string(bodies[1]["state"]), "state persists across runs")
+	assert.Equal(t, `[{"id":"u1","role":"user","content":"count"}]`, string(bodies[0]["messages"]), "activity messages stay behind")
+	assert.Equal(t, `[{"name":"f"}]`, string(bodies[0]["tools"]))
+	assert.Equal(t, `[]`, string(bodies[1]["tools"]), "options are per run")
+	assert.Equal(t, bodies[0]["threadId"], bodies[1]["threadId"], "one thread")
+	assert.NotEqual(t, bodies[0]["runId"], bodies[1]["runId"], "a new run id each run")
+	assert.Equal(t, `"`+c.ThreadID()+`"`, string(bodies[0]["threadId"]))
+	assert.Equal(t, `"`+c.RunID()+`"`, string(bodies[1]["runId"]))
+}
+
+func mustMessage(t *testing.T, text string) Message {
+	t.Helper()
+	var m Message
+	require.NoError(t, json.Unmarshal([]byte(text), &m))
+	return m
+}
+
+// TestRunAgentInterrupts checks the reference client's rule: a run starts
+// only when resume answers every pending interrupt, and nothing is sent
+// otherwise.
+func TestRunAgentInterrupts(t *testing.T) {
+	t.Parallel()
+	past, future := time.Now().Add(-time.Hour).Format(time.RFC3339), time.Now().Add(time.Hour).Format(time.RFC3339)
+	interrupted := func(interrupts string) string {
+		return `{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":` + interrupts + `}}`
+	}
+	cases := []struct {
+		name, reason string
+		interrupts   string                  // pending after the first run
+		answer       func(Value) (any, bool) // nil: no resume
+		resume       string                  // a hand-written resume, when answer is nil
+		wantErr      string                  // "" when the run starts
+		wantResume   string                  // the resume sent
+	}{
+		{name: "unanswered", reason: "no resume while an interrupt is pending",
+			interrupts: `[{"id":"i1","reason":"confirm"}]`,
+			wantErr:    `interrupts are pending that resume does not answer: "i1"`},
+		{name: "one of two answered", reason: "every interrupt must be answered",
+			interrupts: `[{"id":"i1","reason":"a"},{"id":"i2","reason":"b"}]`,
+			resume:     `[{"interruptId":"i1","status":"resolved"}]`,
+			wantErr:    `does not answer: "i2"`},
+		{name: "resolved", reason: "Resume answers each interrupt with its payload",
+			interrupts: `[{"id":"i1","reason":"a"},{"id":"i2","reason":"b","expiresAt":"` + future + `"}]`,
+			answer:     func(Value) (any, bool) { return json.RawMessage(`{"ok":true}`), true },
+			wantResume: `[{"interruptId":"i1","status":"resolved","payload":{"ok":true}},{"interruptId":"i2","status":"resolved","payload":{"ok":true}}]`},
+		{name: "cancelled", reason: "resolve false cancels",
+			interrupts: `[{"id":"i1","reason":"a"}]`,
+			answer:     func(Value) (any, bool) { return nil, false },
+			wantResume: `[{"interruptId":"i1","status":"cancelled"}]`},
+		{name: "resolved without payload", reason: "a nil payload is left out",
+			interrupts: `[{"id":"i1","reason":"a"}]`,
+			answer:     func(Value) (any, bool) { return nil, true },
+			wantResume: `[{"interruptId":"i1","status":"resolved"}]`},
+		{name: "expired resolved", reason: "an expired interrupt can only be cancelled",
+			interrupts: `[{"id":"i1","reason":"a","expiresAt":"` + past + `"}]`,
+			answer:     func(Value) (any, bool) { return "yes", true },
+			wantErr:    `interrupt "i1" expired at ` + past},
+		{name: "expired cancelled", reason: "cancelling an expired interrupt lets the thread go on",
+			interrupts: `[{"id":"i1","reason":"a","expiresAt":"` + past + `"}]`,
+			answer:     func(Value) (any, bool) { return nil, false },
+			wantResume: `[{"interruptId":"i1","status":"cancelled"}]`},
+		{name: "malformed resume", reason: "resume entries need an interruptId and a known status",
+			interrupts: `[{"id":"i1","reason":"a"}]`,
+			resume:     `[{"interruptId":"i1","status":"maybe"}]`,
+			wantErr:    `"status" is "maybe", not "resolved" or "cancelled"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var sent []json.RawMessage
+			var mu sync.Mutex
+			agent, requests := scriptedAgent(t, func(body map[string]json.RawMessage, r *http.Request) []string {
+				mu.Lock()
+				defer mu.Unlock()
+				sent = append(sent, body["resume"])
+				if len(sent) == 1 {
+					return []string{`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`, interrupted(tc.interrupts)}
+				}
+				return []string{`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`, `{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`}
+			})
+			c := New(nil)
+			res, err := c.RunAgent(context.Background(), agent, nil)
+			require.NoError(t, err)
+			require.Equal(t, "interrupt", res.Outcome)
+
+			opts := &RunOptions{}
+			if tc.answer != nil {
+				opts.Resume, err = c.Resume(tc.answer)
+				require.NoError(t, err)
+			} else if tc.resume != "" {
+				opts.Resume = json.RawMessage(tc.resume)
+			}
+			before := snapshot(c)
+			res, err = c.RunAgent(context.Background(), agent, opts)
+			if tc.wantErr != "" {
+				require.Error(t, err, tc.reason)
+				assert.Contains(t, err.Error(), tc.wantErr, tc.reason)
+				assert.Equal(t, int32(1), requests.Load(), "nothing is sent")
+				assert.Equal(t, before, snapshot(c), "nothing changes")
+				assert.NotEmpty(t, c.Interrupts(), "the interrupts stay pending")
+				return
+			}
+			require.NoError(t, err, tc.reason)
+			assert.Equal(t, "success", res.Outcome)
+			assert.Nil(t, c.Interrupts(), "RUN_FINISHED cleared them")
+			assert.Equal(t, tc.wantResume, string(sent[1]), tc.reason)
+		})
+	}
+}
+
+// TestRunAgentHeaders checks that the Agent's headers go on every request,
+// that RunAgent's own Content-Type and Accept win, and that one Agent
+// serves many threads at once.
+func TestRunAgentHeaders(t *testing.T) {
+	t.Parallel()
+	agent, requests := scriptedAgent(t, func(body map[string]json.RawMessage, r *http.Request) []string {
+		assert.Equal(t, "Bearer t0k", r.Header.Get("Authorization"))
+		assert.Equal(t, []string{"a", "b"}, r.Header.Values("X-Tenant"))
+		assert.Equal(t, "application/json", r.Header.Get("Content-Type"))
+		assert.Equal(t, "text/event-stream", r.Header.Get("Accept"))
+		var thread string
+		_ = json.Unmarshal(body["threadId"], &thread)
+		return []string{fmt.Sprintf(`{"type":"RUN_STARTED","threadId":%q,"runId":"r"}`, thread),
+			fmt.Sprintf(`{"type":"STATE_SNAPSHOT","snapshot":%q}`, thread),
+			fmt.Sprintf(`{"type":"RUN_FINISHED","threadId":%q,"runId":"r"}`, thread)}
+	})
+	agent.Header = http.Header{"Authorization": {"Bearer t0k"}, "X-Tenant": {"a", "b"}, "Accept": {"text/html"}, "Content-Type": {"text/plain"}}
+	header := agent.Header.Clone()
+
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			c := New(nil)
+			require.NoError(t, startRun(c, fmt.Sprintf(`{"threadId":"t%d"}`, i)))
+			_, err := c.RunAgent(context.Background(), agent, nil)
+			assert.NoError(t, err)
+			assert.Equal(t, fmt.Sprintf(`"t%d"`, i), c.State().String(), "each thread gets its own run")
+		})
+	}
+	wg.Wait()
+	assert.Equal(t, int32(8), requests.Load())
+	assert.Equal(t, header, agent.Header, "the Agent is not changed")
+}
+
+// TestRunAgentRedirect checks that a run's POST is not followed to another
+// origin, so that neither the headers nor the thread leave for it, unless
+// the Agent allows it; and that a redirect within the origin is followed.
+func TestRunAgentRedirect(t *testing.T) {
+	t.Parallel()
+	events := sseChunks(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
+		`{"type":"STATE_SNAPSHOT","snapshot":{"from":"elsewhere"}}`, `{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`)
+	var otherHits atomic.Int32
+	other := newAgent(t, func(w http.ResponseWriter, r *http.Request) {
+		otherHits.Add(1)
+		serveEvents(w, "text/event-stream", events)
+	})
+	origin := newAgent(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/away":
+			http.Redirect(w, r, other.URL+"/run", http.StatusTemporaryRedirect)
+		case "/moved":
+			http.Redirect(w, r, "/run", http.StatusPermanentRedirect)
+		case "/run":
+			body, _ := io.ReadAll(r.Body)
+			assert.Contains(t, string(body), `"state":{"secret":1}`, "the POST body follows a 308 within the origin")
+			assert.Equal(t, "Bearer t0k", r.Header.Get("Authorization"))
+			serveEvents(w, "text/event-stream", events)
+		}
+	})
+	run := func(path string, follow bool) (*Consumer, error) {
+		c := New(nil)
+		require.NoError(t, c.SetState(map[string]int{"secret": 1}))
+		client := &http.Client{}
+		agent := &Agent{URL: origin.URL + path, Header: http.Header{"Authorization": {"Bearer t0k"}}, Client: client, FollowCrossOrigin: follow}
+		_, err := c.RunAgent(context.Background(), agent, nil)
+		assert.Nil(t, client.CheckRedirect, "the caller's client is not changed")
+		return c, err
+	}
+
+	c, err := run("/away", false)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, errCrossOrigin)
+	assert.Contains(t, err.Error(), "set Agent.FollowCrossOrigin")
+	assert.Equal(t, int32(0), otherHits.Load(), "the other origin got nothing: no token, no state")
+	assert.Equal(t, `{"secret":1}`, c.State().String(), "no event from the other origin")
+
+	c, err = run("/moved", false)
+	require.NoError(t, err, "a redirect within the origin is followed")
+	assert.Equal(t, `{"from":"elsewhere"}`, c.State().String())
+
+	_, err = run("/away", true)
+	require.NoError(t, err, "FollowCrossOrigin allows it")
+	assert.Equal(t, int32(1), otherHits.Load())
+}
+
+// TestSameOrigin checks the origin comparison of RFC 6454.
+func TestSameOrigin(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"http://a.example/x", "http://a.example/y?q", true},
+		{"http://a.example", "http://a.example:80", true},
+		{"https://A.example", "https://a.example:443", true},
+		{"http://a.example", "https://a.example", false},
+		{"http://a.example:8080", "http://a.example:8081", false},
+		{"http://a.example", "http://b.example", false},
+		{"http://a.example", "http://sub.a.example", false},
+	} {
+		a, _ := url.Parse(tc.a)
+		b, _ := url.Parse(tc.b)
+		assert.Equal(t, tc.want, sameOrigin(a, b), "%s vs %s", tc.a, tc.b)
+	}
+}
+
+// TestRunAgentUnsendable checks that a message that cannot be sent stops
+// the run before anything is sent, where the old API wrote null.
+func TestRunAgentUnsendable(t *testing.T) {
+	t.Parallel()
+	agent, requests := scriptedAgent(t, func(map[string]json.RawMessage, *http.Request) []string { return nil })
+	c := New(nil)
+	err := c.AddMessages(Message{})
+	assert.ErrorContains(t, err, "the zero Message")
+	_, err = c.RunAgent(context.Background(), agent, &RunOptions{Tools: json.RawMessage(`[`)})
+	assert.ErrorContains(t, err, "RunAgentInput.tools")
+	assert.Equal(t, int32(0), requests.Load())
+	assert.Empty(t, c.RunID(), "no run started")
+}
+
+// TestRunAgentPositions checks that an error in a second run names the
+// event by its place in the thread, as Event.Position says.
+func TestRunAgentPositions(t *testing.T) {
+	t.Parallel()
+	var runs atomic.Int32
+	agent, _ := scriptedAgent(t, func(map[string]json.RawMessage, *http.Request) []string {
+		evs := []string{`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`, `{"type":"CUSTOM","name":"x","value":1}`}
+		if runs.Add(1) == 2 {
+			evs = append(evs, `{"type":"STATE_DELTA","delta":{}}`)
+		}
+		return append(evs, `{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`)
+	})
+	c := New(nil)
+	_, err := c.RunAgent(context.Background(), agent, nil)
+	require.NoError(t, err)
+	var positions []int
+	c.Subscribe(func(ch Change) { positions = append(positions, ch.Event.Position) })
+	_, err = c.RunAgent(context.Background(), agent, nil)
+	var ee *EventError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, 6, ee.Position, "three events of run 1, then the third of run 2")
+	assert.Equal(t, []int{4, 5}, positions, "Changes count the same way")
 }
