@@ -275,6 +275,20 @@ func TestRunAgentHTTPError(t *testing.T) {
 	}
 }
 
+// TestRunAgentLastEventWithoutBlankLine checks that a last SSE event whose
+// data is whole JSON applies without its blank line, as in the reference
+// client.
+func TestRunAgentLastEventWithoutBlankLine(t *testing.T) {
+	t.Parallel()
+	srv := newAgent(t, func(w http.ResponseWriter, r *http.Request) {
+		serveEvents(w, "text/event-stream", append(sseChunks(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`),
+			`data: {"type":"RUN_FINISHED","threadId":"t","runId":"r","result":1}`))
+	})
+	res, err := New(nil).RunAgent(context.Background(), &Agent{URL: srv.URL, Client: srv.Client()}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "1", res.Result.String())
+}
+
 // TestRunAgentContentTypes checks the Content-Types of an event stream,
 // each read in the framing its body has.
 func TestRunAgentContentTypes(t *testing.T) {
@@ -348,8 +362,8 @@ func TestRunAgentBrokenStream(t *testing.T) {
 		wantState: `{"a":1}`,
 	}, {
 		name:   "SSE event cut at a clean end",
-		reason: "an SSE event not ended by a blank line is not applied, and the body was cut short",
-		chunks: append(sseChunks(started, snap), `data: `+finished+"\n"),
+		reason: "an SSE event cut short at the end is not applied, and the body was cut short",
+		chunks: append(sseChunks(started, snap), `data: {"type":"RUN_FINISHED","threadId":"t"`+"\n"),
 		check: func(t *testing.T, err error) {
 			assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
 			assert.NotErrorIs(t, err, errNoRunEnd)

@@ -92,7 +92,7 @@ func TestReadEventsCutShort(t *testing.T) {
 		name, reason, in string
 		want             []string
 	}{
-		{"sse without blank line", "the dispatching blank line is missing", "data: {\"type\":\"A\"}\n\ndata: {\"type\":\"B\"}\n", []string{`{"type":"A"}`}},
+		{"sse without blank line", "the dispatching blank line is missing and the data is not whole", "data: {\"type\":\"A\"}\n\ndata: {\"type\":\n", []string{`{"type":"A"}`}},
 		{"sse mid data line", "the body stops inside a data line", "data: {\"type\":\"A\"}\n\ndata: {\"ty", []string{`{"type":"A"}`}},
 		{"json lines", "a last line without LF that is not JSON", "{\"type\":\"A\"}\n{\"type\":\"B", []string{`{"type":"A"}`}},
 		{"json array mid element", "an element cut short", `[{"type":"A"},{"type":"B"`, []string{`{"type":"A"}`}},

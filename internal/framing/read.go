@@ -29,8 +29,9 @@ const (
 	// fields of one event are joined with LF; a blank line dispatches the
 	// event. Only data is kept: "event", "id", "retry", comments and unknown
 	// fields are skipped. An event that is not ended by a blank line before
-	// EOF is not yielded, as the standard says, and the stream fails with
-	// io.ErrUnexpectedEOF: it was cut short. Events with no data field are
+	// EOF is yielded when its data is one whole JSON text, as the reference
+	// client does (the standard drops it); with any other data the stream
+	// was cut short: io.ErrUnexpectedEOF. Events with no data field are
 	// not yielded; an event whose data is empty yields an empty payload.
 	// Bytes pass through as they are: unlike the standard, invalid UTF-8 is
 	// not replaced with U+FFFD (the JSON parser of the caller judges it).
