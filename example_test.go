@@ -11,7 +11,9 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
+	"testing"
 
 	"github.com/aguistate/aguistate"
 )
@@ -47,6 +49,33 @@ func Example() {
 		fmt.Println(m.Role()+":", m.Text())
 	}
 	// Output: assistant: Sunny, 24 °C.
+}
+
+// TestReadmeIsExample checks that the README's first Go snippet is the
+// body of Example, line for line, so that it compiles and runs as written.
+func TestReadmeIsExample(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, snippet, _ := strings.Cut(string(readme), "```go\n")
+	snippet, _, _ = strings.Cut(snippet, "```")
+	src, err := os.ReadFile("example_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := strings.Cut(string(src), "\nfunc Example() {")
+	body, _, _ = strings.Cut(body, "\n}\n")
+	var indented strings.Builder
+	for line := range strings.Lines(snippet) {
+		if line != "\n" {
+			line = "\t" + line
+		}
+		indented.WriteString(line)
+	}
+	if snippet == "" || !strings.Contains(body, indented.String()) {
+		t.Errorf("the README's first Go snippet is not in Example:\n%s", snippet)
+	}
 }
 
 // Read a server-sent event stream into a Consumer and print the state.
@@ -314,6 +343,21 @@ func ExampleValue_Decode() {
 	// [tea cake] 12.5
 	// aguistate: cannot decode "/account": number 9007199254740993 does not fit a float64 exactly (it would become 9007199254740992) (at "/account/id")
 	// 9007199254740993
+}
+
+// DecodeLenient reads the part of the state a struct models and ignores
+// the members the agent adds; Decode refuses them.
+func ExampleValue_DecodeLenient() {
+	c := aguistate.New(nil)
+	_ = c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"cart":{"total":12.5,"coupon":"SPRING"}}}`))
+	var cart struct {
+		Total float64 `json:"total"`
+	}
+	fmt.Println(c.State().Decode("/cart", &cart))
+	fmt.Println(c.State().DecodeLenient("/cart", &cart), cart.Total)
+	// Output:
+	// aguistate: cannot decode "/cart": json: unknown field "coupon"
+	// <nil> 12.5
 }
 
 // StartRun starts a run with its RunAgentInput, when the input is sent by
