@@ -18,15 +18,9 @@ import (
 )
 
 // agent answers a run with a short SSE stream built from the input it got:
-// the state it was sent under "sent", then the events of the row.
-func agent(t *testing.T, status int, events ...string) *httptest.Server {
-	t.Helper()
-	return agentWant(t, status, nil, events...)
-}
-
-// agentWant is agent, checking that each request carries the headers in
-// want.
-func agentWant(t *testing.T, status int, want http.Header, events ...string) *httptest.Server {
+// the state it was sent under "sent", then the events of the row. It
+// checks that each request carries the headers in want.
+func agent(t *testing.T, status int, want http.Header, events ...string) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		for name := range want {
@@ -152,7 +146,7 @@ func TestRun(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			srv := agentWant(t, tc.status, tc.wantHeader, tc.events...)
+			srv := agent(t, tc.status, tc.wantHeader, tc.events...)
 			var stdout, stderr bytes.Buffer
 			got := run(append([]string{"-url", srv.URL, "-timeout", "10s"}, tc.args...), &stdout, &stderr)
 			assert.Equal(t, tc.wantStatus, got, "exit status; %s; stderr: %s", tc.reason, stderr.String())
