@@ -12,7 +12,8 @@ import (
 // Change reports what one event, or one local change, did to a
 // [Consumer]. Subscribers get one Change for each event applied, passed
 // over or skipped, in stream order; a fatal event has none. They get one
-// for each local change that changed the state or the messages:
+// for each local change that changed the state, the messages or the
+// diverged flag:
 // [Consumer.AddMessages], [Consumer.SetState], [Consumer.PatchState] and
 // [Consumer.StartRun].
 type Change struct {

@@ -211,3 +211,18 @@ func TestStartRunReports(t *testing.T) {
 	assert.Len(t, changes, 1, "nothing changed: nothing reported")
 	assert.Equal(t, "r2", c.RunID())
 }
+
+// TestStartRunEndsDivergence checks that a run input's state ends
+// divergence, and that subscribers learn it even when the state is equal.
+func TestStartRunEndsDivergence(t *testing.T) {
+	t.Parallel()
+	c := New(nil)
+	require.NoError(t, c.Apply([]byte(`{"type":"STATE_DELTA","delta":[{"op":"remove","path":"/missing"}]}`)))
+	require.True(t, c.Diverged())
+	var changes []Change
+	c.Subscribe(func(ch Change) { changes = append(changes, ch) })
+	require.NoError(t, c.StartRun(c.NextInput(nil)))
+	assert.False(t, c.Diverged(), "the agent starts from the state it was sent")
+	require.Len(t, changes, 1)
+	assert.Equal(t, Change{}, changes[0], "the zero Event, nothing but the flag changed")
+}

@@ -224,8 +224,9 @@ func (c *Consumer) check(t *txn) error {
 
 // commitLocal checks and publishes a local change (a run input, a message
 // or state the application set), with c.mu held, and reports it to
-// subscribers as a Change with the zero Event when it changed the state or
-// the messages. It returns the error of check, and then publishes nothing.
+// subscribers as a Change with the zero Event when it changed the state,
+// the messages or the diverged flag. It returns the error of check, and
+// then publishes nothing.
 func (c *Consumer) commitLocal(t *txn) error {
 	if err := c.check(t); err != nil {
 		return err
@@ -233,7 +234,7 @@ func (c *Consumer) commitLocal(t *txn) error {
 	ch := Change{Added: t.added, Replaced: t.replaced, Removed: t.removed, Diverged: t.next.diverged}
 	ch.StateChanged = !jsonv.Equal(t.old.state, t.next.state)
 	c.publish(t)
-	if ch.StateChanged || ch.MessagesChanged() {
+	if ch.StateChanged || ch.MessagesChanged() || t.next.diverged != t.old.diverged {
 		c.notify(ch)
 	}
 	return nil
