@@ -33,8 +33,8 @@ func (t *txn) activitySnapshot(ev *jsonv.Node) error {
 	}
 	switch {
 	case !held:
-		t.appendMessage(Message{ID: id, Role: roleActivity, v: built()})
-	case m.Role == roleActivity:
+		t.appendMessage(Message{id: id, role: roleActivity, v: built()})
+	case m.role == roleActivity:
 		v := m.v
 		if replacing {
 			v = jsonv.WithMember(jsonv.WithMember(v, "activityType", typ), "content", content)
@@ -46,7 +46,7 @@ func (t *txn) activitySnapshot(ev *jsonv.Node) error {
 		}
 		t.setMessage(i, messageOf(mergeMetadata(v, meta)))
 	case replacing:
-		t.setMessage(i, Message{ID: id, Role: roleActivity, v: built()})
+		t.setMessage(i, Message{id: id, role: roleActivity, v: built()})
 	}
 	return nil
 }
@@ -77,7 +77,7 @@ func (t *txn) activityDelta(ev *jsonv.Node) error {
 	case !held:
 		t.noTarget("no message %s", jsonv.Quote(id))
 		return nil
-	case m.Role != roleActivity:
+	case m.role != roleActivity:
 		t.noTarget("message %s is not an activity message", jsonv.Quote(id))
 		return nil
 	}

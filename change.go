@@ -9,11 +9,16 @@ import (
 	"sync"
 )
 
-// Change reports what one event did to a [Consumer]. Subscribers get one
-// Change for each event applied, passed over or skipped, in stream order.
-// A fatal event has none.
+// Change reports what one event, or one local change, did to a
+// [Consumer]. Subscribers get one Change for each event applied, passed
+// over or skipped, in stream order; a fatal event has none. They get one
+// for each local change that changed the state, the messages or the
+// diverged flag:
+// [Consumer.AddMessages], [Consumer.SetState], [Consumer.PatchState] and
+// [Consumer.StartRun].
 type Change struct {
-	// Event is the event as received.
+	// Event is the event as received, or the zero Event (Type "") for a
+	// local change.
 	Event Event
 	// StateChanged reports that the state is now a different JSON value
 	// (RFC 6902 equality). An empty delta, an equal snapshot and a skipped
@@ -44,18 +49,20 @@ type subscribers struct {
 	keys []int // subscription order
 }
 
-// Subscribe registers fn to be called with the [Change] of each event
-// applied after it returns. It returns a function that cancels the
-// subscription; calling that more than once is safe.
+// Subscribe registers fn to be called with each [Change] made after it
+// returns. It returns a function that cancels the subscription; calling
+// that more than once is safe.
 //
-// Delivery is synchronous. fn runs on the goroutine that called Apply or
-// Run, after readers can see the event and before the next one applies.
-// Subscribers are called in the order they subscribed. No Change is
-// dropped, so a slow fn slows the stream: hand the Change to a goroutine if
-// that matters. fn may read the Consumer (State, Checkpoint, ...) but must
-// not call Apply, Run or StartRun, which would deadlock. A panic in fn is
-// recovered and logged to [Options].Logger; the other subscribers still
-// get the Change. The slices in a Change belong to the subscriber.
+// Delivery is synchronous. fn runs on the goroutine that made the change
+// (the one calling Apply, Run or RunAgent for an event), after readers can
+// see it and before the next one applies. Subscribers are called in the
+// order they subscribed. No Change is dropped, so a slow fn slows the
+// stream: hand the Change to a goroutine if that matters. fn may read the
+// Consumer (State, Messages, Checkpoint, ...) but must not call a method
+// that changes it (Apply, Run, RunAgent, StartRun, AddMessages, SetState,
+// PatchState), which would deadlock. A panic in fn is recovered and logged
+// to [Options].Logger; the other subscribers still get the Change. The
+// slices in a Change belong to the subscriber.
 func (c *Consumer) Subscribe(fn func(Change)) (cancel func()) {
 	s := &c.subs
 	s.mu.Lock()

@@ -88,10 +88,10 @@ func (c *Consumer) restore(checkpoint []byte) error {
 	}
 	ids := make(map[string]bool, len(ms))
 	for _, m := range ms {
-		if m.ID != "" && ids[m.ID] {
-			return fmt.Errorf("%w: two messages have the id %s", errBadCheckpoint, jsonv.Quote(m.ID))
+		if m.id != "" && ids[m.id] {
+			return fmt.Errorf("%w: two messages have the id %s", errBadCheckpoint, jsonv.Quote(m.id))
 		}
-		ids[m.ID] = true
+		ids[m.id] = true
 	}
 
 	t := c.begin(c.cur.Load())

@@ -63,7 +63,7 @@ func TestCheckpointCut(t *testing.T) {
 		start := func() *Consumer {
 			c := New(nil)
 			if input != nil {
-				require.NoError(t, c.StartRun(input))
+				require.NoError(t, startRun(c, string(input)))
 			}
 			return c
 		}
@@ -107,7 +107,7 @@ func TestCheckpointKeepsEverything(t *testing.T) {
 	assert.True(t, r.Diverged())
 	require.Len(t, r.Interrupts(), 1)
 	assert.Equal(t, `{"id":"i1","reason":"approve","x":1.50}`, r.Interrupts()[0].String())
-	assert.Equal(t, "t1", r.NextInput(RunAgentInput{}).ThreadID)
+	assert.Equal(t, "t1", r.NextInput(nil).ThreadID)
 	require.NoError(t, r.Apply([]byte(`{"type":"TEXT_MESSAGE_CHUNK","delta":"!"}`)), "the open chunk stream continues")
 	assert.Equal(t, `[{"id":"m1","role":"assistant","content":"Hel"},{"id":"m2","role":"assistant","content":"open!"}]`,
 		valueOf(encodeMessages(r.Messages())).String())

@@ -81,18 +81,21 @@ func (c *Consumer) Diverged() bool { return c.cur.Load().diverged }
 //
 // A fatal event returns an *[EventError] wrapping [ErrMalformedEvent] or
 // [ErrLimit]. The Consumer is then as it was before the event, but for the
-// count of events, which numbers the next one.
+// count of events, which numbers the next one ([Event].Position).
 func (c *Consumer) Apply(event []byte) error {
+	_, err := c.apply(event)
+	return err
+}
+
+// apply is Apply, returning the event as it was applied.
+func (c *Consumer) apply(event []byte) (Event, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old := c.cur.Load()
 	ev := Event{Position: old.nextPosition()}
 	t, err := c.step(old, &ev, event)
 	if err != nil {
-		counted := *old
-		counted.events = ev.Position
-		c.cur.Store(&counted)
-		return &EventError{Position: ev.Position, Type: ev.Type, Err: err}
+		return ev, c.rejectLocked(&EventError{Type: ev.Type, Err: err})
 	}
 	t.next.events = ev.Position
 	ch := Change{Event: ev, Added: t.added, Replaced: t.replaced, Removed: t.removed}
@@ -103,7 +106,25 @@ func (c *Consumer) Apply(event []byte) error {
 	ch.Diverged = t.next.diverged
 	c.publish(t)
 	c.notify(ch)
-	return nil
+	return ev, nil
+}
+
+// reject counts a fatal event that never reached Apply (too large, or
+// broken framing), and returns ee with the event's position in the thread.
+func (c *Consumer) reject(ee *EventError) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rejectLocked(ee)
+}
+
+// rejectLocked is reject, with c.mu held: the rejected event counts, so
+// that the next one has the next position.
+func (c *Consumer) rejectLocked(ee *EventError) error {
+	counted := *c.cur.Load()
+	counted.events++
+	ee.Position = counted.events
+	c.cur.Store(&counted)
+	return ee
 }
 
 // step applies the event text to old, filling in ev. It returns the work
@@ -131,29 +152,50 @@ func (c *Consumer) step(old *view, ev *Event, text []byte) (*txn, error) {
 	return t, nil
 }
 
-// StartRun loads a run's RunAgentInput JSON, read as
-// [RunAgentInput.UnmarshalJSON] reads it. Its state, when present, becomes
-// the state and the baseline of the run's deltas (spec, STATE_DELTA). Its
-// messages that the Consumer does not hold (by id) are appended in order.
-// Its threadId is the one [Consumer.NextInput] uses.
+// StartRun starts a run of the thread with its input, as read by
+// [RunAgentInput.UnmarshalJSON] or built by [Consumer.NextInput]. It records
+// the input's thread and run ids ([Consumer.ThreadID], [Consumer.RunID]).
+// The input's state, when present, becomes the state and the baseline of
+// the run's deltas (spec, STATE_DELTA). Its messages that the Consumer does
+// not hold (by id) are appended in order. Subscribers get one [Change],
+// with the zero Event, when it changed the state or the messages.
+// [Consumer.RunAgent] calls it; call it yourself when you send the input
+// another way.
 //
-// It returns an error wrapping [ErrMalformedEvent], [ErrLimit] or
-// [ErrStateRejected], and then changes nothing.
-func (c *Consumer) StartRun(input []byte) error {
-	in, err := parseRunInput(input, c.opts.MaxDepth)
-	if err != nil {
-		return apiError(err)
-	}
+// While interrupts are pending ([Consumer.Interrupts]), the input's Resume
+// must answer each of them by its id, and cancel any whose "expiresAt" has
+// passed, as in the reference client. It returns an error saying which
+// are not, an error wrapping [ErrLimit] or [ErrStateRejected], or one
+// wrapping [ErrMalformedEvent] for a message that cannot be sent or a
+// Resume that is not an array of resume entries; it then changes nothing.
+func (c *Consumer) StartRun(input RunAgentInput) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t := c.begin(c.cur.Load())
-	t.runInput(in)
-	if err := c.check(t); err != nil {
+	return c.startLocked(c.cur.Load(), input)
+}
+
+// startLocked is StartRun from view old, with c.mu held.
+func (c *Consumer) startLocked(old *view, in RunAgentInput) error {
+	for i, m := range in.Messages {
+		if err := m.check(); err != nil {
+			return apiError(fmt.Errorf("%w: message %d: %w (in the run input)", ErrMalformedEvent, i, err))
+		}
+	}
+	if err := checkResume(old.interrupts, in.Resume, c.opts.MaxDepth); err != nil {
 		return apiError(err)
 	}
-	c.publish(t)
-	return nil
+	t := c.begin(old)
+	t.runInput(in)
+	return apiError(c.commitLocal(t))
 }
+
+// ThreadID returns the id of the thread: that of the last run started (by
+// RUN_STARTED or [Consumer.StartRun]), or "" before one.
+func (c *Consumer) ThreadID() string { return c.cur.Load().threadID }
+
+// RunID returns the id of the last run started (by RUN_STARTED or
+// [Consumer.StartRun]), or "" before one.
+func (c *Consumer) RunID() string { return c.cur.Load().runID }
 
 // The commit path. Every change to a Consumer (an event, a run input, a
 // restored checkpoint) is a txn: begin it from the current view, edit
@@ -176,6 +218,24 @@ func (c *Consumer) check(t *txn) error {
 	}
 	if err := c.opts.ValidateState(valueOf(t.next.state)); err != nil {
 		return fmt.Errorf("%w: %w", ErrStateRejected, err)
+	}
+	return nil
+}
+
+// commitLocal checks and publishes a local change (a run input, a message
+// or state the application set), with c.mu held, and reports it to
+// subscribers as a Change with the zero Event when it changed the state,
+// the messages or the diverged flag. It returns the error of check, and
+// then publishes nothing.
+func (c *Consumer) commitLocal(t *txn) error {
+	if err := c.check(t); err != nil {
+		return err
+	}
+	ch := Change{Added: t.added, Replaced: t.replaced, Removed: t.removed, Diverged: t.next.diverged}
+	ch.StateChanged = !jsonv.Equal(t.old.state, t.next.state)
+	c.publish(t)
+	if ch.StateChanged || ch.MessagesChanged() || t.next.diverged != t.old.diverged {
+		c.notify(ch)
 	}
 	return nil
 }

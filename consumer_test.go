@@ -84,12 +84,12 @@ func TestReadersKeepTheirView(t *testing.T) {
 	require.NoError(t, c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"a":[1]}}`)))
 	require.NoError(t, c.Apply([]byte(`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m","role":"user","content":"x"}]}`)))
 	state, msgs := c.State(), c.Messages()
-	msgs[0].ID = "changed by the caller"
+	msgs[0].id = "changed by the caller"
 	require.NoError(t, c.Apply([]byte(`{"type":"STATE_DELTA","delta":[{"op":"add","path":"/a/-","value":2}]}`)))
 	require.NoError(t, c.Apply([]byte(`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m","role":"user","content":"y"}]}`)))
 	assert.Equal(t, `{"a":[1]}`, state.String(), "the old view is intact")
 	assert.Equal(t, `{"a":[1,2]}`, c.State().String())
-	assert.Equal(t, "m", c.Messages()[0].ID, "the caller's slice is its own")
+	assert.Equal(t, "m", c.Messages()[0].ID(), "the caller's slice is its own")
 }
 
 // BenchmarkReadWhileApplying measures how long State and Messages take
@@ -237,7 +237,7 @@ func FuzzApplyEvents(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := New(&Options{MaxDepth: 64})
-		if err := c.StartRun([]byte(`{"state":{"a":[1,2]},"messages":[{"id":"u1","role":"user","content":"hi"},{"id":"act","role":"activity","activityType":"p","content":{}}]}`)); err != nil {
+		if err := startRun(c, `{"state":{"a":[1,2]},"messages":[{"id":"u1","role":"user","content":"hi"},{"id":"act","role":"activity","activityType":"p","content":{}}]}`); err != nil {
 			t.Fatal(err)
 		}
 		for _, line := range bytes.Split(data, []byte("\n")) {
@@ -261,7 +261,7 @@ func FuzzApplyEvents(f *testing.F) {
 				t.Fatalf("a fatal event changed the Consumer:\nbefore %s\nafter  %s", before, after)
 			}
 		}
-		out, err := json.Marshal(c.NextInput(RunAgentInput{}))
+		out, err := json.Marshal(c.NextInput(nil))
 		if err != nil || !json.Valid(out) {
 			t.Fatalf("next input %s: %v", out, err)
 		}
@@ -287,7 +287,7 @@ func TestValidateState(t *testing.T) {
 			warnings = append(warnings, ch.Warning)
 		}
 	})
-	require.NoError(t, c.StartRun([]byte(`{"state":{"count":1}}`)))
+	require.NoError(t, startRun(c, `{"state":{"count":1}}`))
 	require.NoError(t, c.Apply([]byte(`{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/count","value":-5}]}`)))
 	assert.Equal(t, `{"count":1}`, c.State().String(), "the rejected state was not committed")
 	assert.True(t, c.Diverged())
@@ -298,7 +298,7 @@ func TestValidateState(t *testing.T) {
 	require.NoError(t, c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"count":2}}`)))
 	assert.False(t, c.Diverged(), "a valid snapshot ends the divergence")
 	assert.Equal(t, []string{`{"count":1}`, `{"count":-5}`, `{"count":2}`}, seen, "called once per candidate state, not for events that leave it")
-	err := c.StartRun([]byte(`{"state":{"count":-1}}`))
+	err := startRun(c, `{"state":{"count":-1}}`)
 	assert.ErrorIs(t, err, ErrStateRejected)
 	assert.Equal(t, `{"count":2}`, c.State().String())
 

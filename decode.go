@@ -30,7 +30,8 @@ import (
 // decodes it, with two differences:
 //
 //   - A member that names no field of its struct is an error, as with
-//     [json.Decoder.DisallowUnknownFields].
+//     [json.Decoder.DisallowUnknownFields]. [Value.DecodeLenient] ignores
+//     it instead.
 //   - A number that a float cannot hold exactly is an error, not rounded:
 //     0.1 decodes into a float64, 9007199254740993 does not. The test is
 //     that the float's shortest decimal form has the number's exact value.
@@ -44,13 +45,26 @@ import (
 // encoding/json error, kept in the chain for [errors.As]. After an error,
 // do not use dst.
 func (v Value) Decode(pointer string, dst any) error {
-	if err := v.decode(pointer, dst); err != nil {
+	return v.decodeAt(pointer, dst, true)
+}
+
+// DecodeLenient is [Value.Decode] but for members that name no field of
+// their struct, which it ignores, as [json.Unmarshal] does. Use it to read
+// the part of a state that a struct models while the agent adds members
+// of its own; use Decode to refuse them. Numbers are checked as Decode
+// checks them.
+func (v Value) DecodeLenient(pointer string, dst any) error {
+	return v.decodeAt(pointer, dst, false)
+}
+
+func (v Value) decodeAt(pointer string, dst any, strict bool) error {
+	if err := v.decode(pointer, dst, strict); err != nil {
 		return apiError(fmt.Errorf("%w %s: %w", errDecode, jsonv.Quote(pointer), err))
 	}
 	return nil
 }
 
-func (v Value) decode(pointer string, dst any) error {
+func (v Value) decode(pointer string, dst any, strict bool) error {
 	tokens, err := jsonv.ParsePointer(pointer)
 	if err != nil {
 		return err
@@ -63,7 +77,9 @@ func (v Value) decode(pointer string, dst any) error {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(jsonv.Marshal(n)))
-	dec.DisallowUnknownFields()
+	if strict {
+		dec.DisallowUnknownFields()
+	}
 	if err := dec.Decode(dst); err != nil {
 		return err
 	}

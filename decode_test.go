@@ -466,3 +466,22 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestValueDecodeLenient checks that DecodeLenient ignores the members a
+// struct does not model, where Decode refuses them, and checks numbers the
+// same way.
+func TestValueDecodeLenient(t *testing.T) {
+	t.Parallel()
+	var v Value
+	require.NoError(t, json.Unmarshal([]byte(`{"cart":{"total":12.5,"addedByAgent":{"x":1}},"big":9007199254740993}`), &v))
+	type cart struct {
+		Total float64 `json:"total"`
+	}
+	var strict, lenient cart
+	assert.ErrorContains(t, v.Decode("/cart", &strict), `unknown field "addedByAgent"`)
+	require.NoError(t, v.DecodeLenient("/cart", &lenient))
+	assert.Equal(t, cart{Total: 12.5}, lenient)
+	var f float64
+	assert.ErrorContains(t, v.DecodeLenient("/big", &f), "does not fit a float64 exactly", "numbers are checked as Decode checks them")
+	assert.ErrorContains(t, v.DecodeLenient("/missing", &f), `cannot decode "/missing"`)
+}

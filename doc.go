@@ -3,23 +3,26 @@
 // messages, as the AG-UI state/messages draft spec says. Deltas are RFC
 // 6902 JSON Patch documents (https://www.rfc-editor.org/rfc/rfc6902).
 //
-// Use [New] to make a [Consumer] for a thread, and [Consumer.StartRun] to
-// load a run's input. Use [Consumer.Run] to apply a stream from an
-// io.Reader, or [Consumer.RunAgent] to run an agent over HTTP. Use
-// [Consumer.State], [Consumer.Messages] and [Consumer.Subscribe] to follow
-// the thread. Use [Value.Decode] to validate state before acting on it.
-// Use [Consumer.NextInput] to build the next run's input, and
-// [Consumer.Checkpoint] and [Restore] to keep a thread across restarts.
-// The examples show each. The README explains the rules, and where they
-// differ from the reference client.
+// Use [New] to make a [Consumer] for a thread, [Consumer.AddMessages] with
+// [UserMessage] to add the user's turn, and [Consumer.RunAgent] to run an
+// [Agent] over HTTP and apply its stream. Use [Consumer.Run] to apply a
+// stream from an io.Reader. Use [Consumer.State], [Consumer.Messages] and
+// [Consumer.Subscribe] to follow the thread, and [Message] methods to read
+// messages typed. Use [Value.Decode] to validate state before acting on it,
+// [Consumer.Resume] to answer interrupts, and [Consumer.Checkpoint] and
+// [Restore] to keep a thread across restarts. The examples show each. The
+// README explains the rules, and where they differ from the reference
+// client.
 //
 // # Errors
 //
 // A fatal event stops the stream and leaves the Consumer as it was. Its
-// error is an *[EventError] wrapping [ErrMalformedEvent] or [ErrLimit]. A
-// warning skips one event and the stream goes on. It wraps
-// [ErrPatchFailed], [ErrStateRejected] or [ErrNoTarget], and reaches
-// subscribers in [Change].Warning.
+// error is an *[EventError] wrapping [ErrMalformedEvent] or [ErrLimit],
+// naming the event by [Event].Position. A warning skips one event and the
+// stream goes on. It wraps [ErrPatchFailed], [ErrStateRejected] or
+// [ErrNoTarget], and reaches subscribers in [Change].Warning. A run the
+// agent failed is a *[RunError]; an answer that is no event stream, an
+// *[HTTPError]; a stream cut short wraps [io.ErrUnexpectedEOF].
 //
 // # Concurrency
 //

@@ -137,26 +137,52 @@ func (e *PatchError) Unwrap() error { return e.Err }
 // keeps.
 const maxErrorBody = 512
 
-// HTTPError reports a run request that the agent answered with a status
-// other than 2xx. [Consumer.RunAgent] returns it; use [errors.As] to get
-// it. The Consumer is unchanged when it is returned.
+// HTTPError reports a run request that the agent answered with something
+// other than an event stream: a status other than 2xx, or a 2xx response
+// whose Content-Type is not one of an event stream (an HTML error page, for
+// example). [Consumer.RunAgent] returns it; use [errors.As] to get it. The
+// Consumer holds nothing of the response.
 type HTTPError struct {
-	StatusCode int    // the status code, such as 500
-	Status     string // the status line, such as "500 Internal Server Error"
-	Body       string // at most the first 512 bytes of the body, as sent
+	StatusCode  int    // the status code, such as 500
+	Status      string // the status line, such as "500 Internal Server Error"
+	ContentType string // the Content-Type header, as sent
+	Body        string // at most the first 512 bytes of the body, as sent
 }
 
-// Error returns "aguistate: agent answered STATUS: BODY", the body trimmed
-// of white space (no ": BODY" when it is empty). Do not depend on the
-// text.
+// Error returns "aguistate: agent answered STATUS: BODY", with "with
+// Content-Type TYPE, not an event stream" after the status when it is
+// 2xx, and the body trimmed of white space (no ": BODY" when it is empty).
+// Do not depend on the text.
 func (e *HTTPError) Error() string {
 	status := e.Status
 	if status == "" {
 		status = fmt.Sprintf("%d %s", e.StatusCode, http.StatusText(e.StatusCode))
 	}
 	msg := "aguistate: agent answered " + status
+	if e.StatusCode >= 200 && e.StatusCode <= 299 {
+		msg += " with Content-Type " + jsonv.Quote(e.ContentType) + ", not an event stream"
+	}
 	if body := strings.ToValidUTF8(strings.TrimSpace(e.Body), "\uFFFD"); body != "" {
 		msg += ": " + body
+	}
+	return msg
+}
+
+// RunError reports a run that the agent ended with a RUN_ERROR event (AG-UI
+// run lifecycle). The stream was well formed and the thread holds all of
+// it; the run failed. [Consumer.RunAgent] returns it; use [errors.As] to
+// get it.
+type RunError struct {
+	Message string // the event's "message"
+	Code    string // the event's "code", or "" when it has none
+}
+
+// Error returns "aguistate: run failed: MESSAGE", with " (code CODE)" when
+// there is a code. Do not depend on the text.
+func (e *RunError) Error() string {
+	msg := "aguistate: run failed: " + jsonv.Shorten(e.Message)
+	if e.Code != "" {
+		msg += " (code " + jsonv.Shorten(e.Code) + ")"
 	}
 	return msg
 }

@@ -51,6 +51,10 @@ func publicErrors(t *testing.T) []struct {
 	var m Message
 	var in RunAgentInput
 	_, restoreErr := Restore([]byte(`{"format":"x"}`), nil)
+	_, zeroMessage := Message{}.MarshalJSON()
+	pending := New(nil)
+	require.NoError(t, pending.Apply([]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"reason":"x"}]}}`)))
+	_, resumeErr := pending.Resume(func(Value) (any, bool) { return nil, true })
 	return []struct {
 		name string
 		err  error
@@ -64,7 +68,7 @@ func publicErrors(t *testing.T) []struct {
 		{"limit", New(&Options{MaxEventSize: 8}).Apply([]byte(`{"type":"CUSTOM"}`)), ErrLimit},
 		{"patch failed", warning(`{"type":"STATE_DELTA","delta":[{"op":"remove","path":"/a"}]}`), ErrPatchFailed},
 		{"no target", warning(`{"type":"TEXT_MESSAGE_END","messageId":"m"}`), ErrNoTarget},
-		{"start run", New(nil).StartRun([]byte(`{"threadId":5}`)), ErrMalformedEvent},
+		{"start run", startRun(New(nil), `{"threadId":5}`), ErrMalformedEvent},
 		{"restore", restoreErr, nil},
 		{"decode", Value{}.Decode("/a", &v), nil},
 		{"value", v.UnmarshalJSON([]byte(`{`)), nil},
@@ -72,6 +76,15 @@ func publicErrors(t *testing.T) []struct {
 		{"run input", in.UnmarshalJSON([]byte(`{"messages":{}}`)), ErrMalformedEvent},
 		{"framing", readEvents(`[{},]`), ErrMalformedEvent},
 		{"framing limit", readEvents("data: " + strings.Repeat("x", 17<<20) + "\n\n"), ErrLimit},
+		{"cut short", readEvents(`{"type":"A"}` + "\n" + `{"type":`), nil},
+		{"zero message", zeroMessage, nil},
+		{"add messages", New(nil).AddMessages(UserMessage("x", Part{Type: "image"})), nil},
+		{"set state", New(&Options{MaxDepth: 1}).SetState([]any{[]any{1}}), ErrLimit},
+		{"patch state", New(nil).PatchState([]byte(`[{"op":"remove","path":"/a"}]`)), ErrPatchFailed},
+		{"unanswered interrupt", pending.StartRun(RunAgentInput{}), nil},
+		{"resume", resumeErr, nil},
+		{"run error", &RunError{Message: "boom", Code: "E1"}, nil},
+		{"http content type", &HTTPError{StatusCode: 200, Status: "200 OK", ContentType: "text/html", Body: "<html>"}, nil},
 	}
 }
 

@@ -14,9 +14,14 @@ import (
 // "type". Every member is kept verbatim, so an event of a type this package
 // does not know loses nothing.
 type Event struct {
-	// Position counts the events given to the Consumer, from 1, rejected
-	// ones included. It goes on across runs and from a checkpoint. The
-	// errors of [ReadEvents] count the events of its reader instead.
+	// Position is the event's place in its thread: the count of events
+	// given to the Consumer, from 1, by Apply, Run and RunAgent alike. It
+	// goes on across runs and from a checkpoint, so it names one event of
+	// the thread (an event log can use it as its index). A fatal event
+	// counts; an SSE keep-alive, a local change and a stream cut short do
+	// not. [ReadEvents], which has no thread, counts the events of its
+	// reader the same way: from 1, as a new Consumer's Run would. Every
+	// error and [Change] names events by this position.
 	Position int
 	// Type is the event's "type" member, such as "STATE_DELTA" or "CUSTOM".
 	Type string

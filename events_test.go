@@ -25,7 +25,7 @@ func TestPassThroughEvents(t *testing.T) {
 		`{"type":"WHATEVER","foo":1,"bar":[true,null]}`,
 	}
 	c := New(nil)
-	require.NoError(t, c.StartRun([]byte(`{"state":{"a":1},"messages":[{"id":"u1","role":"user","content":"hi"}]}`)))
+	require.NoError(t, startRun(c, `{"state":{"a":1},"messages":[{"id":"u1","role":"user","content":"hi"}]}`))
 	var got []string
 	c.Subscribe(func(ch Change) {
 		assert.False(t, ch.StateChanged || ch.MessagesChanged() || ch.Warning != nil, "%s changes nothing", ch.Event.Type)

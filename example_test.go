@@ -8,15 +8,78 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
+	"testing"
 
 	"github.com/aguistate/aguistate"
 )
 
-// Read a server-sent event stream into a Consumer and print the state.
+// The agent loop: add the user's message, run the agent, print its answer,
+// and tell a failed run from a broken one. The agent here is an httptest
+// server that answers every run with one assistant message; the code after
+// it is the README's first screen.
 func Example() {
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, `data: {"type":"RUN_STARTED","threadId":"t1","runId":"r1"}`+"\n\n"+
+			`data: {"type":"TEXT_MESSAGE_CHUNK","messageId":"a1","delta":"Sunny, 24 °C."}`+"\n\n"+
+			`data: {"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}`+"\n\n")
+	}))
+	defer server.Close()
+	url, ctx := server.URL, context.Background()
+
+	agent := &aguistate.Agent{URL: url} // Header, Client: optional
+	c := aguistate.New(nil)             // one Consumer per thread
+	if err := c.AddMessages(aguistate.UserMessage("Weather in Rome?")); err != nil {
+		log.Fatal(err)
+	}
+	res, err := c.RunAgent(ctx, agent, nil)
+	var failed *aguistate.RunError
+	switch {
+	case errors.As(err, &failed):
+		fmt.Println("the agent says the run failed:", failed.Message)
+	case err != nil:
+		log.Fatal(err) // HTTP status, transport, malformed event, ctx
+	}
+	for _, m := range res.NewMessages {
+		fmt.Println(m.Role()+":", m.Text())
+	}
+	// Output: assistant: Sunny, 24 °C.
+}
+
+// TestReadmeIsExample checks that the README's first Go snippet is the
+// body of Example, line for line, so that it compiles and runs as written.
+func TestReadmeIsExample(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, snippet, _ := strings.Cut(string(readme), "```go\n")
+	snippet, _, _ = strings.Cut(snippet, "```")
+	src, err := os.ReadFile("example_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := strings.Cut(string(src), "\nfunc Example() {")
+	body, _, _ = strings.Cut(body, "\n}\n")
+	var indented strings.Builder
+	for line := range strings.Lines(snippet) {
+		if line != "\n" {
+			line = "\t" + line
+		}
+		indented.WriteString(line)
+	}
+	if snippet == "" || !strings.Contains(body, indented.String()) {
+		t.Errorf("the README's first Go snippet is not in Example:\n%s", snippet)
+	}
+}
+
+// Read a server-sent event stream into a Consumer and print the state.
+func ExampleConsumer_Run() {
 	body := strings.NewReader(`data: {"type":"STATE_SNAPSHOT","snapshot":{"count":1,"items":[]}}
 
 data: {"type":"STATE_DELTA","delta":[{"op":"replace","path":"/count","value":2},{"op":"add","path":"/items/-","value":"a"}]}
@@ -80,16 +143,16 @@ func ExampleConsumer_State() {
 // the snapshot carries none.
 func ExampleConsumer_Messages() {
 	c := aguistate.New(nil)
-	_ = c.StartRun([]byte(`{"threadId":"t1","runId":"r1","messages":[
+	_ = c.Apply([]byte(`{"type":"RUN_STARTED","threadId":"t1","runId":"r1","input":{"messages":[
 		{"id":"u1","role":"user","content":"hi"},
 		{"id":"x1","role":"activity","activityType":"PLAN","content":{"step":1}},
-		{"id":"old","role":"assistant","content":"stale"}]}`))
+		{"id":"old","role":"assistant","content":"stale"}]}}`))
 	_ = c.Apply([]byte(`{"type":"MESSAGES_SNAPSHOT","messages":[
 		{"id":"a1","role":"assistant","content":"hello"},
 		{"id":"u1","role":"user","content":"hi!"}]}`))
 	for _, m := range c.Messages() {
 		b, _ := m.MarshalJSON()
-		fmt.Println(m.ID, string(b))
+		fmt.Println(m.ID(), string(b))
 	}
 	// Output:
 	// u1 {"id":"u1","role":"user","content":"hi!"}
@@ -131,11 +194,11 @@ func ExampleReadEvents() {
 	// {"type":"CUSTOM","name":"ping","value":1}
 }
 
-// RunAgent POSTs the next run's input to an agent and applies the SSE
-// response. Here the agent is an httptest server that echoes the state it
-// was sent and counts one more.
+// RunAgent sends the thread's next input to an agent and applies the
+// stream it answers with. Here the agent is an httptest server that echoes
+// the state it was sent and counts one more.
 func ExampleConsumer_RunAgent() {
-	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var in struct {
 			ThreadID, RunID string
 			State           json.RawMessage
@@ -145,14 +208,15 @@ func ExampleConsumer_RunAgent() {
 		fmt.Fprintf(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":%q,\"runId\":%q}\n\n", in.ThreadID, in.RunID)
 		fmt.Fprintf(w, "data: {\"type\":\"STATE_SNAPSHOT\",\"snapshot\":{\"sent\":%s}}\n\n", in.State)
 		io.WriteString(w, `data: {"type":"STATE_DELTA","delta":[{"op":"add","path":"/count","value":2}]}`+"\n\n")
-		fmt.Fprintf(w, "data: {\"type\":\"RUN_FINISHED\",\"threadId\":%q,\"runId\":%q}\n\n", in.ThreadID, in.RunID)
+		fmt.Fprintf(w, "data: {\"type\":\"RUN_FINISHED\",\"threadId\":%q,\"runId\":%q,\"result\":\"done\"}\n\n", in.ThreadID, in.RunID)
 	}))
-	defer agent.Close()
+	defer server.Close()
 
+	agent := &aguistate.Agent{URL: server.URL, Header: http.Header{"Authorization": {"Bearer secret"}}}
 	c := aguistate.New(nil)
-	_ = c.StartRun([]byte(`{"threadId":"t1","state":{"count":1}}`))
-	input := c.NextInput(aguistate.RunAgentInput{RunID: "r1"})
-	if err := c.RunAgent(context.Background(), nil, agent.URL, input); err != nil {
+	_ = c.SetState(map[string]int{"count": 1})
+	res, err := c.RunAgent(context.Background(), agent, &aguistate.RunOptions{RunID: "r1"})
+	if err != nil {
 		var he *aguistate.HTTPError
 		if errors.As(err, &he) {
 			fmt.Println("agent answered", he.StatusCode)
@@ -160,8 +224,86 @@ func ExampleConsumer_RunAgent() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(c.State())
-	// Output: {"sent":{"count":1},"count":2}
+	fmt.Println(res.Outcome, res.Result, c.RunID(), c.State())
+	// Output: success "done" r1 {"sent":{"count":1},"count":2}
+}
+
+// A run that ends with an interrupt waits for an answer: Resume builds the
+// entries that answer every pending interrupt, and the next run carries
+// them. RunAgent refuses to start while one is left unanswered.
+func ExampleConsumer_Resume() {
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in struct{ Resume json.RawMessage }
+		_ = json.NewDecoder(r.Body).Decode(&in)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, `data: {"type":"RUN_STARTED","threadId":"t1","runId":"r"}`+"\n\n")
+		if in.Resume == nil {
+			io.WriteString(w, `data: {"type":"RUN_FINISHED","threadId":"t1","runId":"r","outcome":{"type":"interrupt",`+
+				`"interrupts":[{"id":"i1","reason":"confirm","message":"Book the flight?"}]}}`+"\n\n")
+			return
+		}
+		fmt.Fprintf(w, "data: {\"type\":\"TEXT_MESSAGE_CHUNK\",\"messageId\":\"a1\",\"delta\":%q}\n\n", "resume: "+string(in.Resume))
+		io.WriteString(w, `data: {"type":"RUN_FINISHED","threadId":"t1","runId":"r"}`+"\n\n")
+	}))
+	defer server.Close()
+
+	agent := &aguistate.Agent{URL: server.URL}
+	c := aguistate.New(nil)
+	_ = c.AddMessages(aguistate.UserMessage("Book me a flight to Rome"))
+	res, _ := c.RunAgent(context.Background(), agent, nil)
+	fmt.Println(res.Outcome, res.Interrupts)
+
+	_, err := c.RunAgent(context.Background(), agent, nil)
+	fmt.Println(err)
+
+	resume, _ := c.Resume(func(interrupt aguistate.Value) (any, bool) {
+		return map[string]bool{"approved": true}, true // false would cancel it
+	})
+	res, _ = c.RunAgent(context.Background(), agent, &aguistate.RunOptions{Resume: resume})
+	fmt.Println(res.Outcome, res.NewMessages[0].Text(), len(c.Interrupts()))
+	// Output:
+	// interrupt [{"id":"i1","reason":"confirm","message":"Book the flight?"}]
+	// aguistate: a run cannot start while interrupts are pending that resume does not answer: "i1"
+	// success resume: [{"interruptId":"i1","status":"resolved","payload":{"approved":true}}] 0
+}
+
+// Messages read typed: text, tool calls, the id of the call a tool message
+// answers. MarshalJSON still gives each exactly as it arrived.
+func ExampleMessage_ToolCalls() {
+	c := aguistate.New(nil)
+	_ = c.Apply([]byte(`{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"get_weather","parentMessageId":"a1"}`))
+	_ = c.Apply([]byte(`{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{\"city\":\"Rome\"}"}`))
+	_ = c.Apply([]byte(`{"type":"TOOL_CALL_END","toolCallId":"c1"}`))
+	_ = c.AddMessages(aguistate.ToolMessage("c1", `{"sky":"clear"}`).WithID("t1"))
+	for _, m := range c.Messages() {
+		for _, call := range m.ToolCalls() {
+			fmt.Println(m.Role(), call.ID, call.Name, call.Arguments)
+		}
+		if m.ToolCallID() != "" {
+			b, _ := m.MarshalJSON()
+			fmt.Println(m.Role(), m.ToolCallID(), m.Text(), string(b))
+		}
+	}
+	// Output:
+	// assistant c1 get_weather {"city":"Rome"}
+	// tool c1 {"sky":"clear"} {"id":"t1","role":"tool","content":"{\"sky\":\"clear\"}","toolCallId":"c1"}
+}
+
+// A user message may carry AG-UI 1.0 content parts: text, then images,
+// audio, video or documents by URL, base64 data or file id.
+func ExampleUserMessage() {
+	m := aguistate.UserMessage("What is in this picture?",
+		aguistate.Part{Type: "image", Source: "url", Value: "https://example.com/cat.png", MIMEType: "image/png"}).WithID("u1")
+	b, _ := m.MarshalJSON()
+	fmt.Println(string(b))
+	fmt.Println(m.Text(), len(m.Parts()))
+
+	bad := aguistate.UserMessage("", aguistate.Part{Type: "image"})
+	fmt.Println(aguistate.New(nil).AddMessages(bad))
+	// Output:
+	// {"id":"u1","role":"user","content":[{"type":"text","text":"What is in this picture?"},{"type":"image","source":{"type":"url","value":"https://example.com/cat.png","mimeType":"image/png"}}]}
+	// What is in this picture? 2
+	// aguistate: AddMessages: message 0: UserMessage: part 0: image part: source "" is not one of url, data and file
 }
 
 // Decode reads a part of the state into a Go value strictly: a member that
@@ -203,48 +345,59 @@ func ExampleValue_Decode() {
 	// 9007199254740993
 }
 
-// StartRun loads a run's RunAgentInput: its state is the baseline of the
-// run's deltas, and its messages are held.
-func ExampleConsumer_StartRun() {
+// DecodeLenient reads the part of the state a struct models and ignores
+// the members the agent adds; Decode refuses them.
+func ExampleValue_DecodeLenient() {
 	c := aguistate.New(nil)
-	err := c.StartRun([]byte(`{"threadId":"t1","runId":"r1",
+	_ = c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"cart":{"total":12.5,"coupon":"SPRING"}}}`))
+	var cart struct {
+		Total float64 `json:"total"`
+	}
+	fmt.Println(c.State().Decode("/cart", &cart))
+	fmt.Println(c.State().DecodeLenient("/cart", &cart), cart.Total)
+	// Output:
+	// aguistate: cannot decode "/cart": json: unknown field "coupon"
+	// <nil> 12.5
+}
+
+// StartRun starts a run with its RunAgentInput, when the input is sent by
+// other means than RunAgent: its state is the baseline of the run's
+// deltas, and its messages are held.
+func ExampleConsumer_StartRun() {
+	var in aguistate.RunAgentInput
+	_ = json.Unmarshal([]byte(`{"threadId":"t1","runId":"r1",
 		"state":{"count":1},
-		"messages":[{"id":"u1","role":"user","content":"count to 2"}]}`))
-	if err != nil {
+		"messages":[{"id":"u1","role":"user","content":"count to 2"}]}`), &in)
+	c := aguistate.New(nil)
+	if err := c.StartRun(in); err != nil {
 		fmt.Println(err)
 		return
 	}
 	_ = c.Apply([]byte(`{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/count","value":2}]}`))
-	fmt.Println(c.State(), len(c.Messages()))
-	// Output: {"count":2} 1
+	fmt.Println(c.ThreadID(), c.State(), len(c.Messages()))
+	// Output: t1 {"count":2} 1
 }
 
 // NextInput builds the next run's input from what the Consumer holds:
 // activity messages stay behind, and the application's tools and context
-// ride along. Check Diverged first, and answer pending interrupts in Resume.
+// ride along. Check Diverged first.
 func ExampleConsumer_NextInput() {
 	c := aguistate.New(nil)
-	_ = c.StartRun([]byte(`{"threadId":"t1","runId":"r1","state":{"step":1}}`))
+	_ = c.Apply([]byte(`{"type":"RUN_STARTED","threadId":"t1","runId":"r1","input":{"state":{"step":1}}}`))
 	_ = c.Apply([]byte(`{"type":"ACTIVITY_SNAPSHOT","messageId":"x1","activityType":"PLAN","content":{"s":1}}`))
 	_ = c.Apply([]byte(`{"type":"TEXT_MESSAGE_START","messageId":"a1","role":"assistant"}`))
-	_ = c.Apply([]byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"a1","delta":"Approve?"}`))
-	_ = c.Apply([]byte(`{"type":"RUN_FINISHED","threadId":"t1","runId":"r1",
-		"outcome":{"type":"interrupt","interrupts":[{"id":"i1","reason":"confirm"}]}}`))
+	_ = c.Apply([]byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"a1","delta":"Which city?"}`))
+	_ = c.Apply([]byte(`{"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}`))
 	if c.Diverged() {
 		fmt.Println("ask the agent for a snapshot first")
 		return
 	}
-	fmt.Println("pending:", c.Interrupts())
-	in := c.NextInput(aguistate.RunAgentInput{
-		RunID:  "r2",
-		Tools:  json.RawMessage(`[{"name":"search"}]`),
-		Resume: json.RawMessage(`[{"interruptId":"i1","status":"resolved","payload":{"ok":true}}]`),
-	})
+	_ = c.AddMessages(aguistate.UserMessage("Rome").WithID("u2"))
+	in := c.NextInput(&aguistate.RunOptions{RunID: "r2", Tools: json.RawMessage(`[{"name":"search"}]`)})
 	body, _ := in.MarshalJSON()
 	fmt.Println(string(body))
 	// Output:
-	// pending: [{"id":"i1","reason":"confirm"}]
-	// {"threadId":"t1","runId":"r2","tools":[{"name":"search"}],"context":[],"forwardedProps":{},"state":{"step":1},"messages":[{"id":"a1","role":"assistant","content":"Approve?"}],"resume":[{"interruptId":"i1","status":"resolved","payload":{"ok":true}}]}
+	// {"threadId":"t1","runId":"r2","tools":[{"name":"search"}],"context":[],"forwardedProps":{},"state":{"step":1},"messages":[{"id":"a1","role":"assistant","content":"Which city?"},{"id":"u2","role":"user","content":"Rome"}]}
 }
 
 // Checkpoint and Restore carry a thread across a restart: the restored

@@ -59,7 +59,7 @@ func replayForGolden(t *testing.T, name, file string) []byte {
 		}
 	})
 	if input, err := os.ReadFile(name + ".input.json"); err == nil {
-		require.NoError(t, c.StartRun(input))
+		require.NoError(t, startRun(c, string(input)))
 	}
 	f, err := os.Open(file)
 	require.NoError(t, err)

@@ -70,7 +70,7 @@ func newCase(t *testing.T, c eventCase) *Consumer {
 		messages = "[]"
 	}
 	con := New(nil)
-	require.NoError(t, con.StartRun([]byte(`{"state":`+state+`,"messages":`+messages+`}`)))
+	require.NoError(t, startRun(con, `{"state":`+state+`,"messages":`+messages+`}`))
 	return con
 }
 
@@ -130,4 +130,14 @@ func snapshot(c *Consumer) string {
 	v := *c.cur.Load()
 	v.events = 0
 	return string(v.checkpoint())
+}
+
+// startRun starts a run on c with the RunAgentInput JSON text input, read
+// as RunAgentInput.UnmarshalJSON reads it.
+func startRun(c *Consumer, input string) error {
+	var in RunAgentInput
+	if err := in.UnmarshalJSON([]byte(input)); err != nil {
+		return err
+	}
+	return c.StartRun(in)
 }

@@ -33,28 +33,36 @@ type RunAgentInput struct {
 	Resume         json.RawMessage `json:"resume,omitempty"`
 }
 
-// NextInput returns base with State and Messages set to what the Consumer
-// holds. Activity messages stay behind: they never travel to the producer
-// (spec, MESSAGES_SNAPSHOT). An empty ThreadID becomes the thread of the
-// last run started, or a new random UUID when there is none. An empty
-// RunID becomes a new random UUID. The messages are immutable views in a
-// new slice.
+// NextInput returns the input of the thread's next run, as
+// [Consumer.RunAgent] sends it. State and Messages are what the Consumer
+// holds, but activity messages, which never travel to the producer (spec,
+// MESSAGES_SNAPSHOT). ThreadID is the thread of the last run started, or a
+// new random UUID when there is none. The other fields come from opts (nil
+// means the defaults); RunID is a new random UUID when opts gives none.
+// The messages are immutable views in a new slice.
 //
 // The state goes out as held, even when [Consumer.Diverged] is true. Check
 // it first, and ask the producer for a snapshot rather than send back a
 // state known to be wrong.
-func (c *Consumer) NextInput(base RunAgentInput) RunAgentInput {
-	v := c.cur.Load()
-	in := base
-	in.State = valueOf(v.state)
-	in.Messages = make([]Message, 0, len(v.messages))
+func (c *Consumer) NextInput(opts *RunOptions) RunAgentInput {
+	return c.cur.Load().nextInput(opts)
+}
+
+// nextInput is NextInput on view v.
+func (v *view) nextInput(opts *RunOptions) RunAgentInput {
+	var o RunOptions
+	if opts != nil {
+		o = *opts
+	}
+	in := RunAgentInput{
+		ThreadID: v.threadID, RunID: o.RunID, ParentRunID: o.ParentRunID,
+		State: valueOf(v.state), Messages: make([]Message, 0, len(v.messages)),
+		Tools: o.Tools, Context: o.Context, ForwardedProps: o.ForwardedProps, Resume: o.Resume,
+	}
 	for _, m := range v.messages {
-		if m.Role != roleActivity {
+		if m.role != roleActivity {
 			in.Messages = append(in.Messages, m)
 		}
-	}
-	if in.ThreadID == "" {
-		in.ThreadID = v.threadID
 	}
 	if in.ThreadID == "" {
 		in.ThreadID = newUUID()
@@ -69,7 +77,9 @@ func (c *Consumer) NextInput(base RunAgentInput) RunAgentInput {
 // reference client's order. parentRunId is left out when empty, state when
 // State is the zero Value, and resume when not set. A nil Tools or Context
 // is written as [], a nil ForwardedProps as {}. Messages are written
-// verbatim. It fails when a RawMessage field is not valid JSON.
+// verbatim. It fails when a RawMessage field is not valid JSON, and when a
+// message cannot be sent (the zero Message, or one whose constructor
+// failed), never writing null for it.
 func (in RunAgentInput) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
@@ -109,6 +119,11 @@ func (in RunAgentInput) MarshalJSON() ([]byte, error) {
 	if in.State.n != nil { // a zero State is no state, as when the input had none
 		member("state")
 		b.Write(jsonv.Marshal(in.State.node()))
+	}
+	for i, m := range in.Messages {
+		if err := m.check(); err != nil {
+			return nil, apiError(fmt.Errorf("RunAgentInput.Messages[%d]: %w", i, err))
+		}
 	}
 	member("messages")
 	b.Write(jsonv.Marshal(encodeMessages(in.Messages)))

@@ -33,36 +33,37 @@ func TestNextInput(t *testing.T) {
 	msgs := `[{"role":"user","content":"no id"},{"id":"u1","role":"user","content":"hi","subagentRunId":null},{"id":"r1","role":"reasoning","content":"why"}]`
 	cases := []struct {
 		name, reason string
-		base         RunAgentInput
+		opts         *RunOptions
 		want         string
 	}{
 		{
 			name:   "defaults",
 			reason: "thread from RUN_STARTED, tools and context [], forwardedProps {}, activity messages removed, reasoning kept, messages verbatim",
-			base:   RunAgentInput{RunID: "r2"},
+			opts:   &RunOptions{RunID: "r2"},
 			want:   `{"threadId":"th","runId":"r2","tools":[],"context":[],"forwardedProps":{},"state":{"n":1.50},"messages":` + msgs + `}`,
 		},
 		{
 			name:   "every field",
-			reason: "base's fields are kept; raw JSON is compacted; state and messages always come from the Consumer",
-			base: RunAgentInput{
-				ThreadID: "other", RunID: "r2", ParentRunID: "r1",
-				State: valueOf(mustParse(t, `"ignored"`)), Messages: []Message{{ID: "ignored"}},
+			reason: "the options' fields are kept; raw JSON is compacted; thread, state and messages come from the Consumer",
+			opts: &RunOptions{
+				RunID: "r2", ParentRunID: "r1",
 				Tools:          json.RawMessage(`[ {"name":"f"} ]`),
 				Context:        json.RawMessage(`[]`),
 				ForwardedProps: json.RawMessage(`{"a": 1e3}`),
 				Resume:         json.RawMessage(`[{"interruptId":"i1","status":"resolved"}]`),
 			},
-			want: `{"threadId":"other","runId":"r2","parentRunId":"r1","tools":[{"name":"f"}],"context":[],"forwardedProps":{"a":1e3},"state":{"n":1.50},"messages":` + msgs + `,"resume":[{"interruptId":"i1","status":"resolved"}]}`,
+			want: `{"threadId":"th","runId":"r2","parentRunId":"r1","tools":[{"name":"f"}],"context":[],"forwardedProps":{"a":1e3},"state":{"n":1.50},"messages":` + msgs + `,"resume":[{"interruptId":"i1","status":"resolved"}]}`,
 		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			in := nextInputConsumer(t).NextInput(c.base)
+			opts := *c.opts
+			in := nextInputConsumer(t).NextInput(c.opts)
 			got, err := json.Marshal(in)
 			require.NoError(t, err)
 			assert.Equal(t, c.want, string(got), c.reason)
+			assert.Equal(t, opts, *c.opts, "the options are not changed")
 		})
 	}
 }
@@ -71,7 +72,7 @@ func TestNextInput(t *testing.T) {
 // no run has named a thread, become random UUIDs v4.
 func TestNextInputRunID(t *testing.T) {
 	c := New(nil)
-	a, b := c.NextInput(RunAgentInput{}), c.NextInput(RunAgentInput{})
+	a, b := c.NextInput(nil), c.NextInput(nil)
 	uuid4 := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 	assert.Regexp(t, uuid4, a.RunID)
 	assert.NotEqual(t, a.RunID, b.RunID)
@@ -85,15 +86,15 @@ func TestNextInputRunID(t *testing.T) {
 // input holds the same state and messages (activity messages aside).
 func TestNextInputRoundTrip(t *testing.T) {
 	c := nextInputConsumer(t)
-	data, err := json.Marshal(c.NextInput(RunAgentInput{}))
+	data, err := json.Marshal(c.NextInput(nil))
 	require.NoError(t, err)
 	var fields map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(data, &fields), "the input is valid JSON")
 	d := New(nil)
-	require.NoError(t, d.StartRun(data))
+	require.NoError(t, startRun(d, string(data)))
 	assert.Equal(t, c.State().String(), d.State().String())
 	assert.Equal(t, `[{"role":"user","content":"no id"},{"id":"u1","role":"user","content":"hi","subagentRunId":null},{"id":"r1","role":"reasoning","content":"why"}]`, messagesJSON(d))
-	again, err := json.Marshal(d.NextInput(RunAgentInput{RunID: c.NextInput(RunAgentInput{}).RunID}))
+	again, err := json.Marshal(d.NextInput(&RunOptions{RunID: c.NextInput(nil).RunID}))
 	require.NoError(t, err)
 	var a, b map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(data, &a))
@@ -126,8 +127,8 @@ func TestRunAgentInputUnmarshal(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(body), &in))
 	assert.Equal(t, `{"big":12345678901234567890,"f":1.0,"h":"<&>"}`, in.State.String())
 	require.Len(t, in.Messages, 2)
-	assert.Equal(t, "", in.Messages[0].ID)
-	assert.Equal(t, "a", in.Messages[1].ID)
+	assert.Equal(t, "", in.Messages[0].ID())
+	assert.Equal(t, "a", in.Messages[1].ID())
 	out, err := in.MarshalJSON()
 	require.NoError(t, err)
 	assert.Equal(t, body, string(out), "a round trip keeps every byte")
@@ -186,11 +187,11 @@ func TestRunInputOneRule(t *testing.T) {
 		{`{"state":{"a":1,"a":2}}`, "no duplicate member names", false},
 	}
 	for _, tt := range tests {
-		startRun := New(nil).StartRun([]byte(tt.input))
+		started := startRun(New(nil), tt.input)
 		var in RunAgentInput
 		unmarshal := json.Unmarshal([]byte(tt.input), &in)
 		runStarted := New(nil).Apply([]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r","input":` + tt.input + `}`))
-		for name, err := range map[string]error{"StartRun": startRun, "UnmarshalJSON": unmarshal, "RUN_STARTED": runStarted} {
+		for name, err := range map[string]error{"StartRun": started, "UnmarshalJSON": unmarshal, "RUN_STARTED": runStarted} {
 			if tt.ok {
 				assert.NoError(t, err, "%s %s: %s", name, tt.input, tt.reason)
 			} else {

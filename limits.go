@@ -39,7 +39,7 @@ func (t *txn) checkLimits(o *Options) error {
 	}
 	lim := o.messageLimits()
 	for _, m := range t.touched {
-		if err := lim.check("message "+jsonv.Quote(m.ID), m.v); err != nil {
+		if err := lim.check("message "+jsonv.Quote(m.id), m.v); err != nil {
 			return err
 		}
 	}

@@ -111,7 +111,7 @@ func TestDeepNestingDoesNotOverflow(t *testing.T) {
 	deep := strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000)
 	c := New(nil)
 	assert.ErrorIs(t, c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":`+deep+`}`)), ErrLimit)
-	assert.ErrorIs(t, c.StartRun([]byte(`{"state":`+deep+`}`)), ErrLimit)
+	assert.ErrorIs(t, startRun(c, `{"state":`+deep+`}`), ErrLimit)
 	assert.Equal(t, `{}`, c.State().String())
 }
 

@@ -18,22 +18,22 @@ func reconcile(held, snap []Message) []Message {
 	byID := make(map[string]int, len(snap))
 	keep := map[string]bool{roleActivity: true, roleReasoning: true}
 	for i, m := range snap {
-		byID[m.ID] = i
-		if keep[m.Role] {
-			keep[m.Role] = false
+		byID[m.id] = i
+		if keep[m.role] {
+			keep[m.role] = false
 		}
 	}
 	out := make([]Message, 0, len(snap)+len(held))
 	placed := make([]bool, len(snap))
 	for _, h := range held {
-		if i, ok := byID[h.ID]; ok && h.ID != "" {
+		if i, ok := byID[h.id]; ok && h.id != "" {
 			if !placed[i] {
 				out = append(out, snap[i])
 				placed[i] = true
 			}
 			continue
 		}
-		if keep[h.Role] {
+		if keep[h.role] {
 			out = append(out, h)
 		}
 	}

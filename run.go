@@ -46,7 +46,7 @@ func (t *txn) runInput(in RunAgentInput) {
 		t.next.runID = in.RunID
 	}
 	for _, m := range in.Messages {
-		if _, _, held := t.message(m.ID); !held || m.ID == "" {
+		if _, _, held := t.message(m.id); !held || m.id == "" {
 			t.appendMessage(m)
 		}
 	}

@@ -47,7 +47,7 @@ func TestSharedStreams(t *testing.T) {
 
 			c := New(nil)
 			c.Subscribe(func(ch Change) { assert.NoError(t, ch.Warning, "no event is skipped") })
-			require.NoError(t, c.StartRun([]byte(`{"state":`+string(initial.State)+`,"messages":`+string(initial.Messages)+`}`)))
+			require.NoError(t, startRun(c, `{"state":`+string(initial.State)+`,"messages":`+string(initial.Messages)+`}`))
 			f, err := os.Open(file)
 			require.NoError(t, err)
 			defer f.Close()
@@ -108,7 +108,7 @@ func TestVectors(t *testing.T) {
 				}
 			})
 			input := `{"state":` + string(v.Input.State) + `,"messages":` + string(v.Input.Messages) + `}`
-			require.NoError(t, c.StartRun([]byte(input)))
+			require.NoError(t, startRun(c, input))
 			fatalAt := -1
 			for i, ev := range v.Events {
 				if err := c.Apply(ev); err != nil {

@@ -22,20 +22,23 @@ import (
 //   - anything else: server-sent events (WHATWG HTML section 9.2.6). Lines
 //     end in LF, CR or CRLF, and the data lines of an event are joined
 //     with "\n". Comments and the id, event and retry fields are ignored.
-//     An event cut short by EOF is dropped.
 //
 // It yields each event's text with a nil error. It stops at the first
 // error, which it yields once with nil text. EOF is not an error. It never
 // reconnects or retries. The text is valid until the next step. An event
-// whose text is only white space (an SSE keep-alive) is passed over. The
-// text is not checked: [Consumer.Apply] does that.
+// whose text is only white space (an SSE keep-alive) is passed over and not
+// counted. The text is not checked: [Consumer.Apply] does that.
 //
 // An event longer than opts.MaxEventSize gives an *[EventError] wrapping
 // [ErrLimit], and so does an element of a JSON array nested more than
 // 10,000 deep. Broken JSON array framing gives one wrapping
 // [ErrMalformedEvent], with encoding/json's *json.SyntaxError in the chain.
-// An error from r is wrapped as it is. Positions count the events of r,
-// from 1.
+// Their positions count the events of r from 1, as [Event].Position says.
+// A stream that ends inside an event (an SSE event without its blank line,
+// a last JSON line that is not JSON, an array without its "]") gives an
+// error wrapping [io.ErrUnexpectedEOF], and the event is not yielded. An
+// error from r is wrapped as it is. Neither is an *EventError: no event
+// arrived.
 func ReadEvents(r io.Reader, opts *Options) iter.Seq2[[]byte, error] {
 	var o Options
 	if opts != nil {
@@ -43,14 +46,16 @@ func ReadEvents(r io.Reader, opts *Options) iter.Seq2[[]byte, error] {
 	}
 	max := o.withDefaults().MaxEventSize
 	return func(yield func([]byte, error) bool) {
+		n := 0 // events yielded
 		for text, err := range framing.Read(r, framing.Auto, max) {
 			if err != nil {
-				yield(nil, framingError(err))
+				yield(nil, framingError(err, n+1))
 				return
 			}
 			if len(bytes.Trim(text, " \t\r\n")) == 0 { // JSON white space only
 				continue // a keep-alive: an SSE event with empty data
 			}
+			n++
 			if !yield(text, nil) {
 				return
 			}
@@ -58,44 +63,62 @@ func ReadEvents(r io.Reader, opts *Options) iter.Seq2[[]byte, error] {
 	}
 }
 
-// framingError turns a framing error into an *EventError, keeping its
-// cause (a *json.SyntaxError, the reader's error) in the chain.
-func framingError(err error) error {
+// framingError turns a framing error at the event at position into an
+// *EventError for an event that arrived too large or broken, keeping its
+// cause (a *json.SyntaxError) in the chain. A stream cut short, and a
+// failed read, are errors of the stream, not of an event.
+func framingError(err error, position int) error {
 	var fe *framing.Error
 	if !errors.As(err, &fe) {
 		return apiError(err)
 	}
-	ee := &EventError{Position: fe.Event, Err: fe.Err}
 	switch {
-	case errors.Is(err, framing.ErrTooLarge):
-		ee.Err = fmt.Errorf("%w: %w", ErrLimit, fe.Err)
-	case errors.Is(err, framing.ErrSyntax):
-		ee.Err = fmt.Errorf("%w: %w", ErrMalformedEvent, fe.Err)
+	case errors.Is(fe.Err, framing.ErrTooLarge):
+		return &EventError{Position: position, Err: fmt.Errorf("%w: %w", ErrLimit, fe.Err)}
+	case errors.Is(fe.Err, framing.ErrSyntax):
+		return &EventError{Position: position, Err: fmt.Errorf("%w: %w", ErrMalformedEvent, fe.Err)}
+	case errors.Is(fe.Err, io.ErrUnexpectedEOF):
+		return apiError(fmt.Errorf("the stream was cut short inside an event: %w", fe.Err))
 	}
-	return ee
+	return apiError(fmt.Errorf("reading the stream: %w", fe.Err))
 }
 
 // Run applies each event of r, framed as [ReadEvents] says, with
 // [Consumer.Apply]. It returns nil at EOF. It returns the first fatal
-// error, an *[EventError] whose position counts the events given to the
-// Consumer. Skipped events are reported to subscribers and do not stop it.
-// It checks ctx before each event and returns ctx.Err() once ctx is done.
-// To stop a read that blocks, close r; an HTTP response body closes when
-// its request's context ends.
+// error, an *[EventError] whose position counts the events of the thread
+// ([Event].Position), or the error of [ReadEvents] for a stream cut short
+// or a failed read. Skipped events are reported to subscribers and do not
+// stop it. It checks ctx before each event, and returns ctx.Err() itself
+// once ctx is done, even when a read failed because of it. To stop a read
+// that blocks, close r; an HTTP response body closes when its request's
+// context ends.
 func (c *Consumer) Run(ctx context.Context, r io.Reader) error {
+	return c.run(ctx, r, nil)
+}
+
+// run is Run, calling applied (when not nil) with each event applied,
+// passed over or skipped.
+func (c *Consumer) run(ctx context.Context, r io.Reader, applied func(Event)) error {
 	for text, err := range ReadEvents(r, &c.opts) {
 		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return ctxErr // the read failed because ctx ended
+			}
 			var ee *EventError
 			if errors.As(err, &ee) {
-				ee.Position = c.cur.Load().nextPosition()
+				return c.reject(ee)
 			}
 			return err
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := c.Apply(text); err != nil {
+		ev, err := c.apply(text)
+		if err != nil {
 			return err
+		}
+		if applied != nil {
+			applied(ev)
 		}
 	}
 	return nil

@@ -5,9 +5,11 @@ package aguistate
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -30,6 +32,7 @@ func TestReadEvents(t *testing.T) {
 		{name: "empty", in: "", reason: "EOF is success"},
 		{name: "too large", in: "{\"type\":\"A\"}\n{\"type\":\"" + strings.Repeat("x", 100) + "\"}\n", want: []string{`{"type":"A"}`}, err: ErrLimit, index: 2, reason: "MaxEventSize is 64 here"},
 		{name: "broken array", in: `[{"type":"A"},]`, want: []string{`{"type":"A"}`}, err: ErrMalformedEvent, index: 2, reason: "a framing error"},
+		{name: "keep-alives not counted", in: "data:\n\n: ping\n\ndata: \n\ndata: {\"type\":\"" + strings.Repeat("x", 80) + "\"}\n\n", err: ErrLimit, index: 1, reason: "a keep-alive is not an event: Run numbers the first event 1 too"},
 		{name: "very deep array element", in: "[" + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "]", max: 1 << 20, err: ErrLimit, index: 1, reason: "too deep is a limit in every framing, however large the event may be"},
 	}
 	for _, tt := range tests {
@@ -79,3 +82,69 @@ func TestRunCountsFromTheConsumer(t *testing.T) {
 	assert.True(t, errors.Is(err, context.Canceled))
 	assert.Equal(t, "1", c.State().String(), "nothing applied after ctx ended")
 }
+
+// TestReadEventsCutShort checks that a stream that ends inside an event is
+// io.ErrUnexpectedEOF in every framing, never an event error, and that the
+// event cut short is neither yielded nor applied.
+func TestReadEventsCutShort(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, reason, in string
+		want             []string
+	}{
+		{"sse without blank line", "the dispatching blank line is missing and the data is not whole", "data: {\"type\":\"A\"}\n\ndata: {\"type\":\n", []string{`{"type":"A"}`}},
+		{"sse mid data line", "the body stops inside a data line", "data: {\"type\":\"A\"}\n\ndata: {\"ty", []string{`{"type":"A"}`}},
+		{"json lines", "a last line without LF that is not JSON", "{\"type\":\"A\"}\n{\"type\":\"B", []string{`{"type":"A"}`}},
+		{"json array mid element", "an element cut short", `[{"type":"A"},{"type":"B"`, []string{`{"type":"A"}`}},
+		{"json array without bracket", "every element whole, no closing bracket", `[{"type":"A"}`, []string{`{"type":"A"}`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var got []string
+			var err error
+			for text, e := range ReadEvents(strings.NewReader(tt.in), nil) {
+				if e != nil {
+					err = e
+					continue
+				}
+				got = append(got, string(text))
+			}
+			assert.Equal(t, tt.want, got, tt.reason)
+			assert.ErrorIs(t, err, io.ErrUnexpectedEOF, tt.reason)
+			var ee *EventError
+			assert.False(t, errors.As(err, &ee), "no event arrived to blame: %v", err)
+
+			c := New(nil)
+			err = c.Run(context.Background(), strings.NewReader(tt.in))
+			assert.ErrorIs(t, err, io.ErrUnexpectedEOF, tt.reason)
+			assert.False(t, errors.As(err, &ee), "Run: no event arrived to blame: %v", err)
+			assert.Equal(t, len(tt.want), c.cur.Load().events, "only whole events count")
+		})
+	}
+}
+
+// TestRunReadErrorAfterContext checks that a read that fails because ctx
+// ended returns ctx's own error, not an event error naming an event that
+// never arrived.
+func TestRunReadErrorAfterContext(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	r := io.MultiReader(strings.NewReader("data: {\"type\":\"CUSTOM\"}\n\n"), readerFunc(func([]byte) (int, error) {
+		cancel()
+		return 0, errors.New("use of closed network connection")
+	}))
+	err := New(nil).Run(ctx, r)
+	assert.Equal(t, context.Canceled, err, "ctx's own error")
+
+	err = New(nil).Run(context.Background(), io.MultiReader(strings.NewReader("data: {\"type\":\"CUSTOM\"}\n\n"),
+		iotest.ErrReader(errors.New("connection reset"))))
+	var ee *EventError
+	assert.False(t, errors.As(err, &ee), "a failed read is not an event: %v", err)
+	assert.ErrorContains(t, err, "connection reset")
+}
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }

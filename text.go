@@ -55,7 +55,7 @@ func (t *txn) start(ev *jsonv.Node, reasoning bool) error {
 // {id, role, content: "", name?, subagentRunId?, metadata?} is appended.
 func (t *txn) openText(id, role string, name, sub, meta *jsonv.Node) {
 	if m, i, held := t.message(id); held {
-		if m.Role == roleActivity {
+		if m.role == roleActivity {
 			t.noTarget("message %s is an activity message", jsonv.Quote(id))
 			return
 		}
@@ -64,7 +64,7 @@ func (t *txn) openText(id, role string, name, sub, meta *jsonv.Node) {
 	}
 	v := jsonv.NewObjectOf([]string{"id", "role", "content", "name", "subagentRunId"},
 		jsonv.NewString(id), jsonv.NewString(role), jsonv.NewString(""), name, sub)
-	t.appendMessage(Message{ID: id, Role: role, v: mergeMetadata(v, meta)})
+	t.appendMessage(Message{id: id, role: role, v: mergeMetadata(v, meta)})
 }
 
 // textContent applies TEXT_MESSAGE_CONTENT and REASONING_MESSAGE_CONTENT.
@@ -112,7 +112,7 @@ func (t *txn) textTarget(id string) (Message, int, bool) {
 	switch {
 	case !ok:
 		t.noTarget("no message %s", jsonv.Quote(id))
-	case m.Role == roleActivity:
+	case m.role == roleActivity:
 		t.noTarget("message %s is an activity message", jsonv.Quote(id))
 	default:
 		return m, i, true

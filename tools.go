@@ -22,7 +22,7 @@ type toolCallRef struct {
 // looking only at messages of the given role unless role is "".
 func (t *txn) findToolCall(id, role string) (toolCallRef, bool) {
 	for mi, m := range t.next.messages {
-		if role != "" && m.Role != role {
+		if role != "" && m.role != role {
 			continue
 		}
 		calls := m.v.Get("toolCalls")
@@ -76,7 +76,7 @@ func (t *txn) startToolCall(id, name, parent string, sub, meta *jsonv.Node) {
 		jsonv.NewObjectOf([]string{"name", "arguments"}, jsonv.NewString(name), jsonv.NewString(""))), meta)
 	owner := id
 	if parent != "" {
-		if m, _, held := t.message(parent); !held || m.Role == roleAssistant {
+		if m, _, held := t.message(parent); !held || m.role == roleAssistant {
 			owner = parent
 		}
 	}
@@ -85,9 +85,9 @@ func (t *txn) startToolCall(id, name, parent string, sub, meta *jsonv.Node) {
 	case !held:
 		v := jsonv.NewObjectOf([]string{"id", "role", "toolCalls", "subagentRunId"},
 			jsonv.NewString(owner), jsonv.NewString(roleAssistant), jsonv.NewArray([]*jsonv.Node{call}), sub)
-		t.appendMessage(Message{ID: owner, Role: roleAssistant, v: v})
-	case m.Role != roleAssistant:
-		t.noTarget("message %s for tool call %s has the role %s, not \"assistant\"", jsonv.Quote(owner), jsonv.Quote(id), jsonv.Quote(m.Role))
+		t.appendMessage(Message{id: owner, role: roleAssistant, v: v})
+	case m.role != roleAssistant:
+		t.noTarget("message %s for tool call %s has the role %s, not \"assistant\"", jsonv.Quote(owner), jsonv.Quote(id), jsonv.Quote(m.role))
 	default:
 		calls := jsonv.NewArray([]*jsonv.Node{call})
 		if held := m.v.Get("toolCalls"); held != nil && held.Kind() == jsonv.Array {
@@ -161,10 +161,10 @@ func (t *txn) toolResult(ev *jsonv.Node) error {
 	}
 	v := mergeMetadata(jsonv.NewObjectOf([]string{"id", "toolCallId", "role", "content", "subagentRunId"},
 		jsonv.NewString(id), jsonv.NewString(callID), jsonv.NewString(role), content, sub), meta)
-	msg := Message{ID: id, Role: role, v: v}
+	msg := Message{id: id, role: role, v: v}
 	if old, i, held := t.message(id); held {
-		if old.Role != roleTool {
-			t.noTarget("message %s has the role %s, not \"tool\"", jsonv.Quote(id), jsonv.Quote(old.Role))
+		if old.role != roleTool {
+			t.noTarget("message %s has the role %s, not \"tool\"", jsonv.Quote(id), jsonv.Quote(old.role))
 			return nil
 		}
 		t.setMessage(i, msg)
@@ -173,7 +173,7 @@ func (t *txn) toolResult(ev *jsonv.Node) error {
 	at := len(t.next.messages)
 	if r, ok := t.findToolCall(callID, roleAssistant); ok {
 		at = r.msg + 1
-		for at < len(t.next.messages) && t.next.messages[at].Role == roleTool {
+		for at < len(t.next.messages) && t.next.messages[at].role == roleTool {
 			at++
 		}
 	}

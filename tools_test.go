@@ -245,7 +245,7 @@ func TestToolResultNeverOverwritesOtherRoles(t *testing.T) {
 func TestToolResultRole(t *testing.T) {
 	t.Parallel()
 	c := New(nil)
-	require.NoError(t, c.StartRun([]byte(`{"messages":[{"id":"a1","role":"assistant","content":"text"}]}`)))
+	require.NoError(t, startRun(c, `{"messages":[{"id":"a1","role":"assistant","content":"text"}]}`))
 	err := c.Apply([]byte(`{"type":"TOOL_CALL_RESULT","messageId":"a1","toolCallId":"c1","content":"pwned","role":"assistant"}`))
 	assert.ErrorIs(t, err, ErrMalformedEvent, "AG-UI: a tool call result's role is tool")
 	assert.Equal(t, `[{"id":"a1","role":"assistant","content":"text"}]`, messagesJSON(c))

@@ -78,7 +78,7 @@ func (t *txn) setMessage(i int, m Message) {
 	}
 	t.editMessages()
 	t.next.messages[i] = m
-	t.replaced = append(t.replaced, m.ID)
+	t.replaced = append(t.replaced, m.id)
 	t.touched = append(t.touched, m)
 }
 
@@ -92,13 +92,13 @@ func (t *txn) insertMessage(i int, m Message) {
 	ms[i] = m
 	t.next.messages = ms
 	if i == len(ms)-1 {
-		if m.ID != "" {
-			t.next.index[m.ID] = i
+		if m.id != "" {
+			t.next.index[m.id] = i
 		}
 	} else {
 		reindex(t.next.index, ms)
 	}
-	t.added = append(t.added, m.ID)
+	t.added = append(t.added, m.id)
 	t.touched = append(t.touched, m)
 }
 
@@ -111,17 +111,17 @@ func (t *txn) setMessages(ms []Message) {
 	idx := make(map[string]int, len(ms))
 	reindex(idx, ms)
 	for _, m := range ms {
-		if i, ok := t.next.index[m.ID]; !ok {
-			t.added = append(t.added, m.ID)
+		if i, ok := t.next.index[m.id]; !ok {
+			t.added = append(t.added, m.id)
 			t.touched = append(t.touched, m)
 		} else if !jsonv.Equal(t.next.messages[i].v, m.v) {
-			t.replaced = append(t.replaced, m.ID)
+			t.replaced = append(t.replaced, m.id)
 			t.touched = append(t.touched, m)
 		}
 	}
 	for _, m := range t.next.messages {
-		if _, ok := idx[m.ID]; !ok {
-			t.removed = append(t.removed, m.ID)
+		if _, ok := idx[m.id]; !ok {
+			t.removed = append(t.removed, m.id)
 		}
 	}
 	t.next.messages, t.next.index = ms, idx
@@ -131,8 +131,8 @@ func (t *txn) setMessages(ms []Message) {
 func reindex(idx map[string]int, ms []Message) {
 	clear(idx)
 	for i, m := range ms {
-		if m.ID != "" {
-			idx[m.ID] = i
+		if m.id != "" {
+			idx[m.id] = i
 		}
 	}
 }

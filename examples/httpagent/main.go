@@ -3,10 +3,11 @@
 //
 // Usage:
 //
-//	go run ./examples/httpagent -url URL [-input RUN_INPUT.json] [-timeout 5m]
+//	go run ./examples/httpagent -url URL [-H 'Name: value']... [-input RUN_INPUT.json] [-timeout 5m]
 //
-// It POSTs a RunAgentInput to URL (AG-UI HTTP transport) and applies the
-// agent's event stream with [aguistate.Consumer.RunAgent]. -input names a
+// It runs the agent at URL (AG-UI HTTP transport) with
+// [aguistate.Consumer.RunAgent]. -H sets one request header, such as
+// -H 'Authorization: Bearer TOKEN'; it may repeat. -input names a
 // RunAgentInput JSON file: its state and messages are the starting value,
 // and its threadId, runId, parentRunId, tools, context, forwardedProps and
 // resume are sent as they are. Without it the input is minimal: state {},
@@ -16,22 +17,26 @@
 // Standard output gets one JSON object {"state": ..., "messages": [...]},
 // also after a failure (then it holds every event that arrived whole).
 // Standard error gets a line "warning: event N (TYPE): ..." for each
-// skipped event, "run error: EVENT" when the agent ends the run with
-// RUN_ERROR, and "error: ..." when the run fails. The exit status is 0, 1
-// after a failed run or a RUN_ERROR, or 2 for bad usage or an unreadable
-// input file.
+// skipped event, "error: run failed: MESSAGE" (and " (code CODE)") when
+// the agent ends the run with RUN_ERROR, and "error: ..." when the run
+// fails otherwise. The exit status is 0, 1 after a failed run (RUN_ERROR,
+// a fatal event, a transport or HTTP error), or 2 for bad usage or an
+// unreadable input file.
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"time"
 
 	"github.com/aguistate/aguistate"
+	"github.com/aguistate/aguistate/examples/internal/cli"
 )
 
 func main() {
@@ -42,10 +47,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	flags := flag.NewFlagSet("httpagent", flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	url := flags.String("url", "", "the agent's run `URL` (required)")
+	header := cli.Header{}
+	flags.Var(header, "H", "a request `header` 'Name: value' for every run; may repeat")
 	inputPath := flags.String("input", "", "RunAgentInput JSON `file` to send (default: a minimal input)")
 	timeout := flags.Duration("timeout", 5*time.Minute, "longest the run may take; 0 means no limit")
 	flags.Usage = func() {
-		fmt.Fprintln(stderr, "usage: httpagent -url URL [-input RUN_INPUT.json] [-timeout DURATION]")
+		fmt.Fprintln(stderr, "usage: httpagent -url URL [-H 'Name: value']... [-input RUN_INPUT.json] [-timeout DURATION]")
 		flags.PrintDefaults()
 	}
 	if err := flags.Parse(args); err == flag.ErrHelp {
@@ -59,25 +66,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 
 	c := aguistate.New(nil)
-	runError := false
 	c.Subscribe(func(ch aguistate.Change) {
 		if ch.Warning != nil {
 			fmt.Fprintln(stderr, "warning:", ch.Warning)
 		}
-		if ch.Event.Type == "RUN_ERROR" {
-			runError = true
-			fmt.Fprintln(stderr, "run error:", ch.Event.Value())
-		}
 	})
-	var base aguistate.RunAgentInput
+	var opts aguistate.RunOptions
 	if *inputPath != "" {
-		var err error
-		if base, err = loadInput(c, *inputPath); err != nil {
+		in, err := cli.LoadInput(c, *inputPath)
+		if err != nil {
 			fmt.Fprintln(stderr, "error:", err)
 			return 2
 		}
+		opts = aguistate.RunOptions{RunID: in.RunID, ParentRunID: in.ParentRunID, Tools: in.Tools,
+			Context: in.Context, ForwardedProps: in.ForwardedProps, Resume: in.Resume}
 	}
-	input := c.NextInput(base) // a new thread and run id when the input names none
 
 	ctx := context.Background()
 	if *timeout > 0 {
@@ -86,10 +89,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		defer cancel()
 	}
 	status := 0
-	if err := c.RunAgent(ctx, nil, *url, input); err != nil {
-		fmt.Fprintln(stderr, "error:", err)
-		status = 1
-	} else if runError {
+	agent := &aguistate.Agent{URL: *url, Header: http.Header(header)}
+	if _, err := c.RunAgent(ctx, agent, &opts); err != nil {
+		var failed *aguistate.RunError
+		if errors.As(err, &failed) {
+			fmt.Fprintln(stderr, runFailed(failed))
+		} else {
+			fmt.Fprintln(stderr, "error:", err)
+		}
 		status = 1
 	}
 	out := struct {
@@ -109,22 +116,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return status
 }
 
-// loadInput loads the RunAgentInput file at path into c (its state and
-// messages, exactly) and returns its other fields, which are sent as they
-// are.
-func loadInput(c *aguistate.Consumer, path string) (aguistate.RunAgentInput, error) {
-	var base aguistate.RunAgentInput
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return base, err
+// runFailed is the line that reports a RUN_ERROR.
+func runFailed(e *aguistate.RunError) string {
+	if e.Code != "" {
+		return fmt.Sprintf("error: run failed: %s (code %s)", e.Message, e.Code)
 	}
-	if err := c.StartRun(data); err != nil {
-		return base, fmt.Errorf("%s: %w", path, err)
-	}
-	// Unmarshal keeps the fields it has; NextInput then sets state and
-	// messages from c.
-	if err := json.Unmarshal(data, &base); err != nil {
-		return base, fmt.Errorf("%s: %w", path, err)
-	}
-	return base, nil
+	return "error: run failed: " + e.Message
 }

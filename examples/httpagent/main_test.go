@@ -18,10 +18,14 @@ import (
 )
 
 // agent answers a run with a short SSE stream built from the input it got:
-// the state it was sent under "sent", then the events of the row.
-func agent(t *testing.T, status int, events ...string) *httptest.Server {
+// the state it was sent under "sent", then the events of the row. It
+// checks that each request carries the headers in want.
+func agent(t *testing.T, status int, want http.Header, events ...string) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for name := range want {
+			assert.Equal(t, want[name], r.Header[name], name)
+		}
 		var in struct {
 			ThreadID string          `json:"threadId"`
 			RunID    string          `json:"runId"`
@@ -58,6 +62,7 @@ func TestRun(t *testing.T) {
 		wantStatus   int
 		wantStdout   string // "" means not checked
 		wantStderr   string
+		wantHeader   http.Header // request headers the agent must get
 	}{{
 		name:       "input file",
 		reason:     "the file's state and messages are sent exactly and are the starting value",
@@ -100,9 +105,23 @@ func TestRun(t *testing.T) {
 		name:       "RUN_ERROR",
 		reason:     "a run the agent ends with RUN_ERROR is reported and fails the command",
 		status:     http.StatusOK,
-		events:     []string{`{"type":"RUN_ERROR","message":"boom"}`},
+		events:     []string{`{"type":"RUN_ERROR","message":"boom","code":"E42"}`},
 		wantStatus: 1,
-		wantStderr: `run error: {"type":"RUN_ERROR","message":"boom"}` + "\n",
+		wantStderr: "error: run failed: boom (code E42)\n",
+	}, {
+		name:       "header",
+		reason:     "-H sets a request header, and may repeat",
+		status:     http.StatusOK,
+		events:     []string{`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`},
+		args:       []string{"-H", "Authorization: Bearer t0k", "-H", "X-Tenant: a", "-H", "x-tenant: b"},
+		wantStatus: 0,
+		wantHeader: http.Header{"Authorization": {"Bearer t0k"}, "X-Tenant": {"a", "b"}},
+	}, {
+		name:       "bad header",
+		reason:     "a -H without a colon is bad usage",
+		status:     http.StatusOK,
+		args:       []string{"-H", "Authorization"},
+		wantStatus: 2,
 	}, {
 		name:       "unfinished stream",
 		reason:     "a stream that ends without RUN_FINISHED fails, and the state so far is printed",
@@ -127,7 +146,7 @@ func TestRun(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			srv := agent(t, tc.status, tc.events...)
+			srv := agent(t, tc.status, tc.wantHeader, tc.events...)
 			var stdout, stderr bytes.Buffer
 			got := run(append([]string{"-url", srv.URL, "-timeout", "10s"}, tc.args...), &stdout, &stderr)
 			assert.Equal(t, tc.wantStatus, got, "exit status; %s; stderr: %s", tc.reason, stderr.String())

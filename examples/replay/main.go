@@ -59,7 +59,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	var base aguistate.RunAgentInput // the fields -next-input carries over
+	var next aguistate.RunOptions // what -next-input carries over from -input
 	c := aguistate.New(nil)
 	c.Subscribe(func(ch aguistate.Change) {
 		if ch.Warning != nil {
@@ -72,16 +72,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "error:", err)
 			return 2
 		}
-		if err := c.StartRun(input); err != nil {
-			fmt.Fprintf(stderr, "error: %s: %s\n", *inputPath, err)
-			return 2
-		}
-		if err := json.Unmarshal(input, &base); err != nil {
+		var in aguistate.RunAgentInput
+		if err := json.Unmarshal(input, &in); err != nil {
 			fmt.Fprintf(stderr, "error: %s: %v\n", *inputPath, err)
 			return 2
 		}
-		// The next run is a new run of the same thread.
-		base.RunID, base.ParentRunID, base.Resume = "", "", nil
+		if err := c.StartRun(in); err != nil {
+			fmt.Fprintf(stderr, "error: %s: %s\n", *inputPath, err)
+			return 2
+		}
+		// The next run is a new run of the same thread, with the same tools.
+		next = aguistate.RunOptions{Tools: in.Tools, Context: in.Context, ForwardedProps: in.ForwardedProps}
 	}
 	stream := stdin
 	if flags.NArg() == 1 {
@@ -107,7 +108,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Messages []aguistate.Message `json:"messages"`
 	}{c.State(), append([]aguistate.Message{}, c.Messages()...)}
 	if *nextInput {
-		out = c.NextInput(base)
+		out = c.NextInput(&next)
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)

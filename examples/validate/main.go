@@ -38,6 +38,7 @@ import (
 	"cmp"
 	"context"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -102,8 +103,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if ch.Warning != nil {
 			fmt.Fprintln(stderr, "warning:", ch.Warning)
 		}
-		if !ch.StateChanged {
-			return
+		if !ch.StateChanged || ch.Event.Type == "" {
+			return // no change, or the run input's (checked at the end)
 		}
 		recipe, err := check(schema, c.State())
 		if err != nil {
@@ -122,7 +123,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "error:", err)
 			return 2
 		}
-		if err := c.StartRun(input); err != nil {
+		var in aguistate.RunAgentInput
+		if err := json.Unmarshal(input, &in); err != nil {
+			fmt.Fprintf(stderr, "error: %s: %v\n", *inputPath, err)
+			return 2
+		}
+		if err := c.StartRun(in); err != nil {
 			fmt.Fprintf(stderr, "error: %s: %s\n", *inputPath, err)
 			return 2
 		}

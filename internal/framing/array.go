@@ -17,11 +17,11 @@ func syntaxf(format string, args ...any) error {
 	return &kindError{kind: ErrSyntax, msg: "json array: " + fmt.Sprintf(format, args...)}
 }
 
-// eofOr turns io.EOF into a syntax error saying what was expected, and
-// returns any other (I/O) error unchanged.
-func eofOr(err error, expected string) error {
+// cutShort turns io.EOF inside the array into io.ErrUnexpectedEOF: the
+// stream was cut short. It returns any other (I/O) error unchanged.
+func cutShort(err error) error {
 	if err == io.EOF {
-		return syntaxf("unexpected end of stream, expected %s", expected)
+		return io.ErrUnexpectedEOF
 	}
 	return err
 }
@@ -55,18 +55,22 @@ func (p *reader) skipJSONSpace() (byte, error) {
 }
 
 // readJSONArray yields the elements of one JSON array (RFC 8259 section 5),
-// one at a time, with their exact bytes.
+// one at a time, with their exact bytes. A stream that ends after the '['
+// and before the ']' was cut short: io.ErrUnexpectedEOF.
 func (p *reader) readJSONArray() error {
 	c, err := p.skipJSONSpace()
+	if err == io.EOF {
+		return syntaxf("unexpected end of stream, expected '['")
+	}
 	if err != nil {
-		return eofOr(err, "'['")
+		return err
 	}
 	if c != '[' {
 		return syntaxf("stream is not an array: found %s, expected '['", quoteByte(c))
 	}
 	p.discard(1)
 	if c, err = p.skipJSONSpace(); err != nil {
-		return eofOr(err, "a value or ']'")
+		return cutShort(err)
 	}
 	if c == ']' {
 		p.discard(1)
@@ -86,7 +90,7 @@ func (p *reader) readJSONArray() error {
 			return errStopped
 		}
 		if c, err = p.skipJSONSpace(); err != nil {
-			return eofOr(err, "',' or ']'")
+			return cutShort(err)
 		}
 		p.discard(1)
 		switch c {
@@ -94,7 +98,7 @@ func (p *reader) readJSONArray() error {
 			return p.arrayEnd()
 		case ',':
 			if c, err = p.skipJSONSpace(); err != nil {
-				return eofOr(err, "a value")
+				return cutShort(err)
 			}
 			if c == ']' {
 				return syntaxf("found ']' after ',', expected a value")
@@ -139,11 +143,8 @@ func (p *reader) scanValue(buf []byte) ([]byte, error) {
 	first := true
 	for {
 		b, err := p.buffered()
-		if err == io.EOF && scalar {
-			return buf, nil // "[1" ends here; the caller reports the missing ']'
-		}
 		if err != nil {
-			return nil, eofOr(err, "the rest of the element")
+			return nil, cutShort(err) // even a scalar: "[12" may have been "[123]"
 		}
 		if first {
 			first = false

@@ -4,6 +4,7 @@ package framing
 
 import (
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 
@@ -36,16 +37,18 @@ func TestReadJSONArray(t *testing.T) {
 			in: `data: 1`, format: JSONArray, wantErr: ErrSyntax, wantEvent: 1},
 		{name: "empty-stream", reason: "an explicit JSON array stream must hold an array",
 			in: "  ", format: JSONArray, wantErr: ErrSyntax, wantEvent: 1},
-		{name: "truncated-open", reason: "'[' alone is truncated",
-			in: "[", format: JSONArray, wantErr: ErrSyntax, wantEvent: 1},
-		{name: "truncated-after-element", reason: "a missing ']' is a syntax error after the elements",
-			in: "[1,2", format: JSONArray, want: []string{"1", "2"}, wantErr: ErrSyntax, wantEvent: 3},
-		{name: "truncated-after-comma", reason: "a value must follow ','",
-			in: "[1, ", format: JSONArray, want: []string{"1"}, wantErr: ErrSyntax, wantEvent: 2},
-		{name: "truncated-in-element", reason: "an element cut short is a syntax error",
-			in: `[{"a":1},{"a":`, format: JSONArray, want: []string{`{"a":1}`}, wantErr: ErrSyntax, wantEvent: 2},
-		{name: "truncated-in-string", reason: "a string cut short is a syntax error",
-			in: `["ab`, format: JSONArray, wantErr: ErrSyntax, wantEvent: 1},
+		{name: "truncated-open", reason: "'[' alone was cut short",
+			in: "[", format: JSONArray, wantErr: io.ErrUnexpectedEOF, wantEvent: 1},
+		{name: "truncated-after-element", reason: "a stream that ends before ']' was cut short",
+			in: `[1,{"a":2}`, format: JSONArray, want: []string{"1", `{"a":2}`}, wantErr: io.ErrUnexpectedEOF, wantEvent: 3},
+		{name: "truncated-in-scalar", reason: "a scalar at the end may be cut short: [12 may have been [123]",
+			in: "[1,2", format: JSONArray, want: []string{"1"}, wantErr: io.ErrUnexpectedEOF, wantEvent: 2},
+		{name: "truncated-after-comma", reason: "a stream that ends after ',' was cut short",
+			in: "[1, ", format: JSONArray, want: []string{"1"}, wantErr: io.ErrUnexpectedEOF, wantEvent: 2},
+		{name: "truncated-in-element", reason: "an element cut short is not yielded",
+			in: `[{"a":1},{"a":`, format: JSONArray, want: []string{`{"a":1}`}, wantErr: io.ErrUnexpectedEOF, wantEvent: 2},
+		{name: "truncated-in-string", reason: "a string cut short is not yielded",
+			in: `["ab`, format: JSONArray, wantErr: io.ErrUnexpectedEOF, wantEvent: 1},
 		{name: "trailing-garbage", reason: "only whitespace may follow ']'",
 			in: "[1] x", format: JSONArray, want: []string{"1"}, wantErr: ErrSyntax, wantEvent: 2},
 		{name: "trailing-bracket", reason: "a second ']' is garbage",

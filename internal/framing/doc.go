@@ -11,8 +11,9 @@
 // # Errors
 //
 // A failure is an [*Error] naming the event that failed. It wraps
-// [ErrTooLarge], [ErrSyntax] or the reader's own error. Messages have no
-// package prefix: the caller adds its own.
+// [ErrTooLarge], [ErrSyntax], io.ErrUnexpectedEOF (a stream cut short inside
+// an event) or the reader's own error. Messages have no package prefix: the
+// caller adds its own.
 //
 // # Concurrency
 //

@@ -27,7 +27,8 @@ type Error struct {
 	// Event is the position of the event that failed, from 1: the number of
 	// events yielded before the failure, plus one.
 	Event int
-	// Err wraps [ErrTooLarge] or [ErrSyntax], or is the reader's own error
+	// Err wraps [ErrTooLarge] or [ErrSyntax], or is io.ErrUnexpectedEOF
+	// when the stream ended inside an event, or is the reader's own error
 	// (never io.EOF), or says that the Format is unknown.
 	Err error
 }

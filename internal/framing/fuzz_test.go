@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,6 +47,43 @@ func refSSE(in string) []string {
 		}
 	}
 	return out
+}
+
+// refSSEEnd returns what a reference SSE reader does at the end of in:
+// the data of an event no blank line dispatched (with an unterminated data
+// line), and whether the stream was cut short. That data is an event when
+// it is whole JSON; other data, or a last line that begins like a data
+// line but is too short to tell, was cut short.
+func refSSEEnd(in string) (last string, cut bool) {
+	in = strings.TrimPrefix(in, bom)
+	in = strings.ReplaceAll(in, "\r\n", "\n")
+	in = strings.ReplaceAll(in, "\r", "\n")
+	lines := strings.Split(in, "\n")
+	tail := lines[len(lines)-1]
+	var data []string
+	for _, line := range lines[:len(lines)-1] {
+		field, value, _ := strings.Cut(line, ":")
+		switch {
+		case line == "":
+			data = nil
+		case line[0] != ':' && field == "data":
+			data = append(data, strings.TrimPrefix(value, " "))
+		}
+	}
+	switch {
+	case tail != "" && len(tail) < 6 && strings.HasPrefix("data: ", tail):
+		return "", true
+	case len(tail) >= 6 && strings.HasPrefix(tail, "data:"):
+		data = append(data, strings.TrimPrefix(tail[5:], " "))
+	}
+	pending := strings.Join(data, "\n")
+	switch {
+	case pending == "":
+		return "", false
+	case !json.Valid([]byte(pending)):
+		return "", true
+	}
+	return pending, false
 }
 
 // refJSONLines is a reference for JSONLines.
@@ -140,7 +178,8 @@ func FuzzRead(f *testing.F) {
 		if got.Err != nil {
 			var e *Error
 			require.ErrorAs(t, got.Err, &e, "error %T is not *Error", got.Err)
-			require.True(t, errors.Is(got.Err, ErrTooLarge) || errors.Is(got.Err, ErrSyntax), "unexpected error %v", got.Err)
+			require.True(t, errors.Is(got.Err, ErrTooLarge) || errors.Is(got.Err, ErrSyntax) || errors.Is(got.Err, io.ErrUnexpectedEOF),
+				"unexpected error %v", got.Err)
 			require.Equal(t, len(got.Payloads)+1, e.Event, "Error.Event")
 			require.True(t, strings.HasPrefix(got.Err.Error(), "event "), got.Err.Error())
 			if errors.Is(got.Err, ErrTooLarge) {
@@ -159,10 +198,24 @@ func FuzzRead(f *testing.F) {
 		case SSE:
 			want := refSSE(in)
 			assert.NotErrorIs(t, got.Err, ErrSyntax)
+			last, cut := refSSEEnd(in)
+			if last != "" {
+				want = append(want, last)
+			}
+			if failed == 0 {
+				assert.Equal(t, cut, errors.Is(got.Err, io.ErrUnexpectedEOF), "cut short")
+			}
 			checkPrefix(t, want, got, failed)
 		case JSONLines:
 			want := refJSONLines(in)
 			assert.NotErrorIs(t, got.Err, ErrSyntax)
+			if errors.Is(got.Err, io.ErrUnexpectedEOF) {
+				require.NotEmpty(t, want, "cut short with no line")
+				last := want[len(want)-1]
+				assert.False(t, json.Valid([]byte(last)), "a valid last line %q was taken as cut short", last)
+				assert.False(t, strings.HasSuffix(strings.TrimRight(in, " \t\r\f"), "\n"), "a terminated last line was taken as cut short")
+				want = want[:len(want)-1]
+			}
 			checkPrefix(t, want, got, failed)
 			if failed > 0 {
 				assert.Greater(t, len(want[failed-1]), limit, "the failed line is not too large")
@@ -172,6 +225,9 @@ func FuzzRead(f *testing.F) {
 				assert.True(t, json.Valid([]byte(p)), "payload %d is not JSON: %q", i+1, p)
 			}
 			want, ok := refJSONArray(in)
+			if errors.Is(got.Err, io.ErrUnexpectedEOF) {
+				assert.False(t, ok, "a whole array was taken as cut short")
+			}
 			if !ok {
 				assert.Error(t, got.Err, "accepted an input that is not one JSON array")
 				return

@@ -4,6 +4,7 @@ package framing
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 )
 
@@ -30,7 +31,8 @@ func allSpace(b []byte) bool {
 }
 
 // readJSONLines yields each non-blank LF-terminated line, trimmed of ASCII
-// whitespace. A line that fits in the read buffer is yielded straight from
+// whitespace. A last line without LF is yielded when it is valid JSON, and
+// is taken as cut short (io.ErrUnexpectedEOF) when it is not. A line that fits in the read buffer is yielded straight from
 // it; a longer one is gathered in buf, which never holds more than max bytes:
 // bytes past max are dropped if they are whitespace (they can only be
 // trailing whitespace of a line that fits) and fail the line otherwise.
@@ -45,7 +47,11 @@ func (p *reader) readJSONLines() error {
 				return err
 			}
 			if inLine {
-				if !p.emit(trimRightSpace(buf)) {
+				line := trimRightSpace(buf)
+				if !json.Valid(line) {
+					return io.ErrUnexpectedEOF // the last line was cut short
+				}
+				if !p.emit(line) {
 					return errStopped
 				}
 			}

@@ -3,6 +3,7 @@
 package framing
 
 import (
+	"io"
 	"strings"
 	"testing"
 )
@@ -22,6 +23,10 @@ func TestReadJSONLines(t *testing.T) {
 			in: " \t{\"a\": 1} \f\r\n", format: JSONLines, want: []string{`{"a": 1}`}},
 		{name: "not-validated", reason: "lines are split, not parsed",
 			in: "{not json\nhello\n", format: JSONLines, want: []string{"{not json", "hello"}},
+		{name: "cut-short", reason: "a last line without LF that is not JSON was cut short",
+			in: "{\"a\":1}\n{\"b\":", format: JSONLines, want: []string{`{"a":1}`}, wantErr: io.ErrUnexpectedEOF, wantEvent: 2},
+		{name: "cut-short-crlf", reason: "trailing white space does not end a line",
+			in: "{\"a\":1}\r\n{\"b\" \r", format: JSONLines, want: []string{`{"a":1}`}, wantErr: io.ErrUnexpectedEOF, wantEvent: 2},
 		{name: "bom", reason: "a leading BOM is dropped",
 			in: "\xEF\xBB\xBF{}\n", format: JSONLines, want: []string{"{}"}},
 		{name: "empty", reason: "an empty stream yields nothing",

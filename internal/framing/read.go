@@ -29,7 +29,9 @@ const (
 	// fields of one event are joined with LF; a blank line dispatches the
 	// event. Only data is kept: "event", "id", "retry", comments and unknown
 	// fields are skipped. An event that is not ended by a blank line before
-	// EOF is dropped, as the standard says. Events with no data field are
+	// EOF is yielded when its data is one whole JSON text, as the reference
+	// client does (the standard drops it); with any other data the stream
+	// was cut short: io.ErrUnexpectedEOF. Events with no data field are
 	// not yielded; an event whose data is empty yields an empty payload.
 	// Bytes pass through as they are: unlike the standard, invalid UTF-8 is
 	// not replaced with U+FFFD (the JSON parser of the caller judges it).
@@ -37,16 +39,19 @@ const (
 
 	// JSONLines is one payload per line (JSON Lines): lines end in LF,
 	// each line is trimmed of ASCII whitespace (so CRLF works), blank lines
-	// are skipped, and a last line without LF still counts. The lines are
-	// not checked to be JSON.
+	// are skipped, and a last line without LF still counts when it is valid
+	// JSON; when it is not, it was cut short: io.ErrUnexpectedEOF. Other
+	// lines are not checked to be JSON.
 	JSONLines
 
 	// JSONArray is one JSON array (RFC 8259 section 5) whose elements
 	// are the payloads, read one element at a time. Each element is yielded
 	// with its exact bytes and checked to be a JSON value; a stream that is
 	// not one array (an empty stream included), or has anything but
-	// whitespace after it, fails with [ErrSyntax]. Elements are yielded as
-	// they are read, so an error at the end of the array comes after them.
+	// whitespace after it, fails with [ErrSyntax]; one that ends before its
+	// closing bracket was cut short: io.ErrUnexpectedEOF. Elements are
+	// yielded as they are read, so an error at the end of the array comes
+	// after them.
 	JSONArray
 )
 
@@ -74,8 +79,9 @@ var errStopped = errors.New("stopped")
 // payload in bytes; maxSize <= 0 means 16 MiB (16777216 bytes).
 //
 // The iterator stops at the first error, which it yields once as (nil, err),
-// where err is an [*Error] wrapping [ErrTooLarge], [ErrSyntax] or the error
-// returned by r. It never yields a payload together with an error. io.EOF
+// where err is an [*Error] wrapping [ErrTooLarge], [ErrSyntax],
+// io.ErrUnexpectedEOF (the stream ended inside an event, in every format) or
+// the error returned by r. It never yields a payload together with an error. io.EOF
 // from r is success: the iteration just ends. Read does not reconnect, retry,
 // or honour the SSE "retry" and "id" fields.
 //

@@ -4,7 +4,9 @@ package framing
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
+	"strings"
 )
 
 // lineEnd returns the index of the first CR or LF in b, or -1.
@@ -28,7 +30,7 @@ const (
 )
 
 // readSSE implements the event stream interpretation of HTML section 9.2.6,
-// keeping only the data buffer.
+// keeping only the data buffer, but for the end of the stream (endSSE).
 func (p *reader) readSSE(skipLine bool) error {
 	var data []byte // data buffer; len(data) minus its final LF never exceeds max
 	state := sseLineStart
@@ -40,7 +42,7 @@ func (p *reader) readSSE(skipLine bool) error {
 	for {
 		b, err := p.buffered()
 		if err == io.EOF {
-			return nil // an event without its blank line is dropped
+			return p.endSSE(data, state == sseData)
 		}
 		if err != nil {
 			return err
@@ -59,10 +61,13 @@ func (p *reader) readSSE(skipLine bool) error {
 			if len(b) < 6 && lineEnd(b) < 0 {
 				b = p.peek(6)
 				if len(b) < 6 && lineEnd(b) < 0 {
-					if p.err == io.EOF {
-						return nil // unterminated last line: event dropped
+					if p.err != io.EOF {
+						return p.err
 					}
-					return p.err
+					if strings.HasPrefix("data: ", string(b)) {
+						return io.ErrUnexpectedEOF // cut at the start of a data line
+					}
+					return p.endSSE(data, false)
 				}
 			}
 			switch c := b[0]; {
@@ -127,4 +132,24 @@ func (p *reader) readSSE(skipLine bool) error {
 			state = sseLineStart
 		}
 	}
+}
+
+// endSSE ends a stream at EOF. data is the data of an event that no blank
+// line dispatched; inLine reports that its last data line has no line end
+// either. The standard drops that event. Here, as in the reference client,
+// it is dispatched when its data is one whole JSON text; any other data
+// was cut short: io.ErrUnexpectedEOF. Empty data is nothing lost.
+func (p *reader) endSSE(data []byte, inLine bool) error {
+	if !inLine && len(data) > 0 {
+		data = data[:len(data)-1] // the LF after the last whole data line
+	}
+	switch {
+	case len(data) == 0:
+		return nil
+	case !json.Valid(data):
+		return io.ErrUnexpectedEOF
+	case !p.emit(data):
+		return errStopped
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ package framing
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 )
@@ -51,12 +52,28 @@ func TestReadSSE(t *testing.T) {
 			in: "\xEF\xBB\xBFdata: a\n\n", format: SSE, want: []string{"a"}},
 		{name: "bom-twice", reason: "only one BOM is dropped; the second belongs to the field name",
 			in: "\xEF\xBB\xBF\xEF\xBB\xBFdata: a\n\ndata: b\n\n", format: SSE, want: []string{"b"}},
-		{name: "partial-at-eof", reason: "an event without its blank line is dropped at EOF",
-			in: "data: a\n\ndata: b\n", format: SSE, want: []string{"a"}},
-		{name: "partial-line-at-eof", reason: "an unterminated last line is dropped too",
-			in: "data: a\n\ndata: b", format: SSE, want: []string{"a"}},
-		{name: "partial-short-line-at-eof", reason: "a short unterminated last line ends cleanly",
-			in: "data: a\n\nda", format: SSE, want: []string{"a"}},
+		{name: "partial-at-eof", reason: "an event without its blank line whose data is not JSON was cut short",
+			in: "data: a\n\ndata: b\n", format: SSE, want: []string{"a"}, wantErr: io.ErrUnexpectedEOF, wantEvent: 2},
+		{name: "json-at-eof", reason: "an event without its blank line whose data is whole JSON is yielded, as the reference client does",
+			in: "data: a\n\ndata: {\"b\":1}\n", format: SSE, want: []string{"a", `{"b":1}`}},
+		{name: "json-line-at-eof", reason: "the same without the line end",
+			in: "data: a\n\ndata: [1,\ndata: 2]", format: SSE, want: []string{"a", "[1,\n2]"}},
+		{name: "cut-json-at-eof", reason: "JSON cut short is not yielded",
+			in: "data: {\"b\":1}\n\ndata: {\"b\":", format: SSE, want: []string{`{"b":1}`}, wantErr: io.ErrUnexpectedEOF, wantEvent: 2},
+		{name: "empty-data-at-eof", reason: "empty data at the end is nothing lost",
+			in: "data: a\n\ndata:\n", format: SSE, want: []string{"a"}},
+		{name: "partial-line-at-eof", reason: "an unterminated data line was cut short",
+			in: "data: a\n\ndata: b", format: SSE, want: []string{"a"}, wantErr: io.ErrUnexpectedEOF, wantEvent: 2},
+		{name: "partial-empty-data-at-eof", reason: "a data line cut right after its colon was cut short",
+			in: "data: a\n\ndata:", format: SSE, want: []string{"a"}, wantErr: io.ErrUnexpectedEOF, wantEvent: 2},
+		{name: "partial-short-line-at-eof", reason: "a short unterminated line that begins like data was cut short",
+			in: "data: a\n\nda", format: SSE, want: []string{"a"}, wantErr: io.ErrUnexpectedEOF, wantEvent: 2},
+		{name: "partial-data-then-comment-at-eof", reason: "undispatched data is cut short whatever line ends the stream",
+			in: "data: a\n: c", format: SSE, wantErr: io.ErrUnexpectedEOF, wantEvent: 1},
+		{name: "comment-at-eof", reason: "an unterminated comment or other field outside an event ends cleanly",
+			in: "data: a\n\n: ping", format: SSE, want: []string{"a"}},
+		{name: "field-at-eof", reason: "an id field outside an event is no event",
+			in: "data: a\n\nid: 7\n", format: SSE, want: []string{"a"}},
 		{name: "blank-runs", reason: "runs of blank lines dispatch nothing extra",
 			in: "\n\n\r\ndata: a\n\n\n\n\r\rdata: b\n\n\n", format: SSE, want: []string{"a", "b"}},
 		{name: "empty", reason: "an empty stream yields nothing",

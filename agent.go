@@ -1,0 +1,284 @@
+// Agent and RunAgent: one run of an agent over the AG-UI HTTP transport,
+// from the thread's next input to the run's result.
+
+package aguistate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/aguistate/aguistate/internal/jsonv"
+)
+
+// Agent is an AG-UI agent reached over HTTP: the endpoint that
+// [Consumer.RunAgent] POSTs each run's input to. Set its fields before the
+// first run and do not change them afterwards; one Agent then serves any
+// number of Consumers (threads) at once.
+type Agent struct {
+	// URL is the agent's run endpoint, an http or https URL.
+	URL string
+	// Header is set on every run request, such as an Authorization header
+	// for an agent behind auth. It goes on the request itself, so that
+	// net/http drops Authorization and Cookie on a redirect to another
+	// host. Content-Type and Accept are always RunAgent's own. Default:
+	// none.
+	Header http.Header
+	// Client sends the requests. Default (nil): [http.DefaultClient].
+	Client *http.Client
+	// FollowCrossOrigin lets a run's POST follow a redirect to another
+	// origin (scheme, host and port; RFC 6454). Default false: such a
+	// redirect is an error, and neither the headers nor the run input
+	// (state and messages) go to the other origin. Redirects within the
+	// origin are followed as Client follows them.
+	FollowCrossOrigin bool
+}
+
+// RunOptions sets the members of a run's input that do not come from the
+// thread. A nil *RunOptions means the defaults. [Consumer.NextInput] and
+// [Consumer.RunAgent] read it and never change it.
+type RunOptions struct {
+	// RunID is the new run's id. Default: a new random UUID.
+	RunID string
+	// ParentRunID is the run that spawned this one. Default: none.
+	ParentRunID string
+	// Tools, Context and ForwardedProps are JSON text sent as they are:
+	// AG-UI Tool and Context arrays, and any JSON value. Defaults: [], []
+	// and {}.
+	Tools, Context, ForwardedProps json.RawMessage
+	// Resume is JSON text: AG-UI resume entries that answer the pending
+	// interrupts ([Consumer.Interrupts]), as [Consumer.Resume] builds them.
+	// Default: none, which is right when no interrupt is pending.
+	Resume json.RawMessage
+}
+
+// RunResult is how a run ended, as [Consumer.RunAgent] reports it.
+type RunResult struct {
+	// Outcome is the type of RUN_FINISHED's outcome (AG-UI
+	// RunFinishedOutcome): "success", "interrupt" or "cancelled". An
+	// outcome that is absent or of another type reads as "success", as in
+	// the reference client.
+	Outcome string
+	// Interrupts are the interrupts pending after the run
+	// ([Consumer.Interrupts]) when Outcome is "interrupt". Answer them
+	// with [Consumer.Resume] in the next run.
+	Interrupts []Value
+	// NewMessages are the messages the run added: those held when it ended
+	// whose ids the thread did not hold when it started, in thread order.
+	NewMessages []Message
+	// Result is RUN_FINISHED's "result", or the zero Value (null) when it
+	// has none.
+	Result Value
+}
+
+// RunAgent runs the thread's next run on agent a, over the AG-UI HTTP
+// transport, and returns how it ended.
+//
+// It builds the input with [Consumer.NextInput](opts), loads it as
+// [Consumer.StartRun] does (so the run's deltas apply to the state the
+// agent starts from), and POSTs it to a.URL as JSON with Accept:
+// text/event-stream and a's Header. It applies the response body as
+// [Consumer.Run] does, in any framing [ReadEvents] reads, as events
+// arrive. The body must end after a RUN_FINISHED or RUN_ERROR event (AG-UI
+// run lifecycle); the last of them, with no RUN_STARTED after it, decides
+// the outcome.
+//
+// It returns a RunResult and a nil error when the run finished, including
+// with an interrupt. Otherwise the error says why, and the RunResult still
+// lists the messages that arrived. The thread holds every whole event that
+// arrived before the failure. The error is:
+//   - a *[RunError] when the agent ended the run with RUN_ERROR;
+//   - an *[EventError] for a fatal event (see [Consumer.Apply]);
+//   - an *[HTTPError] for a status other than 2xx, or a Content-Type that
+//     is not an event stream (text/event-stream, application/json, JSON
+//     Lines' application/jsonl or application/x-ndjson, or none); the
+//     thread is then unchanged but for the run started;
+//   - an error wrapping [io.ErrUnexpectedEOF] when the body ends inside an
+//     event or before RUN_FINISHED or RUN_ERROR;
+//   - ctx.Err() itself when ctx ends, even during a read that blocks;
+//   - an error from [Consumer.StartRun] (unanswered interrupts, limits)
+//     or [RunAgentInput.MarshalJSON], before anything is sent;
+//   - the client's error, wrapped, when the request cannot be sent or
+//     reads fail, or when a redirect to another origin was refused.
+//
+// It never reconnects or retries: the README explains why.
+func (c *Consumer) RunAgent(ctx context.Context, a *Agent, opts *RunOptions) (RunResult, error) {
+	if a == nil {
+		return RunResult{}, apiError(errors.New("RunAgent: nil *Agent"))
+	}
+	body, before, err := c.startNext(opts)
+	if err != nil {
+		return RunResult{}, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.URL, bytes.NewReader(body))
+	if err != nil {
+		return RunResult{}, apiError(fmt.Errorf("run request: %w", err))
+	}
+	req.Header = a.Header.Clone()
+	if req.Header == nil {
+		req.Header = make(http.Header)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := a.client().Do(req)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return RunResult{}, ctxErr
+		}
+		return RunResult{}, apiError(fmt.Errorf("run request: %w", err))
+	}
+	defer resp.Body.Close()
+	ct := resp.Header.Get("Content-Type")
+	if resp.StatusCode < 200 || resp.StatusCode > 299 || !isEventStream(ct) {
+		excerpt, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		return RunResult{}, &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, ContentType: ct, Body: string(excerpt)}
+	}
+
+	var end Event // the last RUN_FINISHED or RUN_ERROR of the current run
+	err = c.run(ctx, resp.Body, func(ev Event) {
+		switch ev.Type {
+		case "RUN_STARTED":
+			end = Event{}
+		case "RUN_FINISHED", "RUN_ERROR":
+			end = ev
+		}
+	})
+	res := RunResult{NewMessages: c.newMessages(before)}
+	switch {
+	case err != nil:
+		return res, err
+	case end.Type == "":
+		return res, errNoRunEnd
+	case end.Type == "RUN_ERROR":
+		return res, runErrorOf(end)
+	}
+	res.Outcome = "success"
+	if o := end.v.Get("outcome"); o != nil {
+		if typ := o.Get("type"); typ != nil && (typ.Text() == "interrupt" || typ.Text() == "cancelled") {
+			res.Outcome = typ.Text()
+		}
+	}
+	if res.Outcome == "interrupt" {
+		res.Interrupts = c.Interrupts()
+	}
+	if r := end.v.Get("result"); r != nil {
+		res.Result = valueOf(r)
+	}
+	return res, nil
+}
+
+// startNext starts the next run as RunAgent does, in one change: it builds
+// the input from the view it changes, so that nothing committed between
+// reading and starting is lost. It returns the input's JSON text, and the
+// ids of the messages held.
+func (c *Consumer) startNext(opts *RunOptions) ([]byte, map[string]bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.cur.Load()
+	in := old.nextInput(opts)
+	body, err := in.MarshalJSON()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := c.startLocked(old, in); err != nil {
+		return nil, nil, err
+	}
+	held := make(map[string]bool, len(old.index))
+	for id := range old.index {
+		held[id] = true
+	}
+	return body, held, nil
+}
+
+// newMessages returns the held messages whose ids are not in before.
+func (c *Consumer) newMessages(before map[string]bool) []Message {
+	var out []Message
+	for _, m := range c.cur.Load().messages {
+		if m.id != "" && !before[m.id] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// runErrorOf reads a RUN_ERROR event, which Apply checked: "message" is a
+// string, "code" an optional one.
+func runErrorOf(ev Event) *RunError {
+	e := &RunError{Message: ev.v.Get("message").Text()}
+	if code := ev.v.Get("code"); code != nil && code.Kind() == jsonv.String {
+		e.Code = code.Text()
+	}
+	return e
+}
+
+// client returns the client that sends a's requests: a's Client (or
+// http.DefaultClient), made to refuse a redirect to another origin unless
+// a.FollowCrossOrigin is set. The caller's client is never changed.
+func (a *Agent) client() *http.Client {
+	client := a.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	if a.FollowCrossOrigin {
+		return client
+	}
+	own := *client
+	next := client.CheckRedirect
+	own.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if !sameOrigin(req.URL, via[0].URL) {
+			return fmt.Errorf("%w (to %s://%s); set Agent.FollowCrossOrigin to follow it",
+				errCrossOrigin, req.URL.Scheme, req.URL.Host)
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 { // net/http's default policy
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &own
+}
+
+// errCrossOrigin is the reason a redirect to another origin was refused.
+var errCrossOrigin = errors.New("redirect to another origin refused")
+
+// sameOrigin reports whether u and v have the same origin: scheme, host and
+// port, with the scheme's default port when none is given (RFC 6454
+// section 4).
+func sameOrigin(u, v *url.URL) bool {
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if strings.EqualFold(u.Scheme, "https") {
+			return "443"
+		}
+		return "80"
+	}
+	return strings.EqualFold(u.Scheme, v.Scheme) && strings.EqualFold(u.Hostname(), v.Hostname()) && port(u) == port(v)
+}
+
+// isEventStream reports whether a response's Content-Type is one that
+// RunAgent reads: an SSE stream, a JSON array, JSON Lines, or none given.
+func isEventStream(contentType string) bool {
+	if contentType == "" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return false
+	}
+	switch mt {
+	case "text/event-stream", "application/json", "application/jsonl", "application/x-ndjson":
+		return true
+	}
+	return false
+}
