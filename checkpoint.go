@@ -5,18 +5,20 @@ package aguistate
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
 // checkpointVersion names the checkpoint format; Restore refuses others.
-const checkpointVersion = "aguistate-checkpoint/1"
+const checkpointVersion = "aguistate-checkpoint/2"
 
 // Checkpoint returns, as one JSON object, everything that decides what the
 // Consumer does with the next event. That is the state, the messages, the
-// diverged flag, the pending interrupts, the thread and run ids, the open
-// chunk streams and the count of events. Values are written verbatim.
+// diverged flag, the pending interrupts, the thread and run ids, where the
+// run lifecycle stands, the open chunk streams and the count of events. Values are written verbatim.
 // Subscribers and Options are not part of it. [Restore] reads it back. Do
 // not depend on its layout; its "format" member names the version. It
 // takes no lock, so a subscriber may checkpoint after each change.
@@ -35,9 +37,9 @@ func (v *view) checkpoint() []byte {
 		interrupts = []*jsonv.Node{}
 	}
 	return jsonv.Marshal(jsonv.NewObject(
-		[]string{"format", "events", "threadId", "runId", "diverged", "state", "messages", "interrupts", "chunks"},
+		[]string{"format", "events", "threadId", "runId", "run", "diverged", "state", "messages", "interrupts", "chunks"},
 		[]*jsonv.Node{jsonv.NewString(checkpointVersion), jsonv.NewNumber(strconv.Itoa(v.events)),
-			jsonv.NewString(v.threadID), jsonv.NewString(v.runID), jsonv.NewBool(v.diverged), v.state,
+			jsonv.NewString(v.threadID), jsonv.NewString(v.runID), jsonv.NewString(runPhaseNames[v.run]), jsonv.NewBool(v.diverged), v.state,
 			encodeMessages(v.messages), jsonv.NewArray(interrupts), jsonv.NewArray(chunks)}))
 }
 
@@ -71,12 +73,16 @@ func (c *Consumer) restore(checkpoint []byte) error {
 		return fmt.Errorf("%w: format %s, want %q", errBadCheckpoint, jsonv.Quote(format), checkpointVersion)
 	}
 	eventsText := f.of("events", jsonv.Number).Text()
-	threadID, runID := f.str("threadId"), f.str("runId")
+	threadID, runID, phaseName := f.str("threadId"), f.str("runId"), f.str("run")
 	diverged := f.of("diverged", jsonv.False, jsonv.True).Kind() == jsonv.True
 	state := f.any("state")
 	msgs, interrupts, chunks := f.of("messages", jsonv.Array), f.of("interrupts", jsonv.Array), f.of("chunks", jsonv.Array)
 	if f.err != nil {
 		return f.err
+	}
+	phase := slices.Index(runPhaseNames[:], phaseName)
+	if phase < 0 {
+		return fmt.Errorf("%w: \"run\" is %s, not one of %s", errBadCheckpoint, jsonv.Quote(phaseName), strings.Join(runPhaseNames[:], ", "))
 	}
 	events, err := strconv.Atoi(eventsText)
 	if err != nil || events < 0 || events > 1<<53 || strconv.Itoa(events) != eventsText {
@@ -96,7 +102,7 @@ func (c *Consumer) restore(checkpoint []byte) error {
 
 	t := c.begin(c.cur.Load())
 	t.next.state, t.next.diverged = state, diverged
-	t.next.threadID, t.next.runID = threadID, runID
+	t.next.threadID, t.next.runID, t.next.run = threadID, runID, runPhase(phase)
 	t.setMessages(ms)
 	for i, in := range interrupts.All() {
 		if in.Kind() != jsonv.Object {

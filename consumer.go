@@ -37,6 +37,7 @@ type view struct {
 	events   int // events given to Apply so far, rejected ones included
 
 	threadID, runID string        // of the last run started, "" before one
+	run             runPhase      // where the thread is in the run lifecycle
 	interrupts      []*jsonv.Node // pending interrupts of the last run; never edited
 	chunks          []chunkStream // open chunk streams, one per lane; never edited
 }

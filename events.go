@@ -99,9 +99,13 @@ var eventTypes = map[string]eventType{
 	"SUBAGENT_ERROR":    {nil, closeNamedLane},
 }
 
-// dispatch applies one parsed event to t, as its row in eventTypes says.
-// It returns a fatal error; a warning goes to t.warn.
+// dispatch applies one parsed event to t, as its row in eventTypes says,
+// once the run lifecycle allows it. It returns a fatal error; a warning
+// goes to t.warn.
 func (t *txn) dispatch(ev Event) error {
+	if err := t.checkLifecycle(ev.Type); err != nil {
+		return err
+	}
 	typ := eventTypes[ev.Type]
 	if err := t.closeChunks(typ.chunks, ev.v); err != nil {
 		return err

@@ -1,4 +1,5 @@
-// Runs: RUN_STARTED and its input, RUN_FINISHED and its interrupts, RUN_ERROR and steps.
+// Runs: the run lifecycle, RUN_STARTED and its input, RUN_FINISHED and its
+// interrupts, RUN_ERROR and steps.
 
 package aguistate
 
@@ -8,9 +9,48 @@ import (
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
+// runPhase is where a thread is in the AG-UI run lifecycle.
+type runPhase uint8
+
+const (
+	runNone     runPhase = iota // no RUN_STARTED yet: every event is taken
+	runActive                   // after RUN_STARTED
+	runFinished                 // after RUN_FINISHED: a new run, or RUN_ERROR
+	runFailed                   // after RUN_ERROR: a new run only
+)
+
+// runPhaseNames are the phases as a checkpoint writes them.
+var runPhaseNames = [...]string{runNone: "none", runActive: "started", runFinished: "finished", runFailed: "error"}
+
+// checkLifecycle refuses an event of type typ that the run lifecycle does
+// not allow, as the reference client's verifyEvents does: after
+// RUN_FINISHED only RUN_STARTED and RUN_ERROR may come, and after RUN_ERROR
+// only RUN_STARTED, until a RUN_STARTED begins the next run. Before the
+// first RUN_STARTED every event is taken (a bare stream).
+func (t *txn) checkLifecycle(typ string) error {
+	var ended, allowed string
+	switch t.next.run {
+	case runFinished:
+		if typ == "RUN_STARTED" || typ == "RUN_ERROR" {
+			return nil
+		}
+		ended, allowed = "RUN_FINISHED", "RUN_STARTED (a new run) or RUN_ERROR"
+	case runFailed:
+		if typ == "RUN_STARTED" {
+			return nil
+		}
+		ended, allowed = "RUN_ERROR", "RUN_STARTED (a new run)"
+	default:
+		return nil
+	}
+	return fmt.Errorf("%w: run %s ended with %s; only %s may follow it",
+		ErrMalformedEvent, jsonv.Quote(t.next.runID), ended, allowed)
+}
+
 // runStarted starts a run (AG-UI RUN_STARTED): it records the thread and
 // run ids and applies the event's optional "input" as [Consumer.StartRun]
-// does.
+// does. A RUN_STARTED while a run is active ends that run and starts this
+// one.
 func (t *txn) runStarted(ev *jsonv.Node) error {
 	f := eventFields(ev)
 	thread, run := f.str("threadId"), f.str("runId")
@@ -26,7 +66,7 @@ func (t *txn) runStarted(ev *jsonv.Node) error {
 		}
 		t.runInput(in)
 	}
-	t.next.threadID, t.next.runID = thread, run
+	t.next.threadID, t.next.runID, t.next.run = thread, run, runActive
 	return nil
 }
 
@@ -52,17 +92,25 @@ func (t *txn) runInput(in RunAgentInput) {
 	}
 }
 
-// runFinished ends a run (AG-UI RUN_FINISHED). An outcome of type
-// "interrupt" makes its interrupts the pending ones; any other outcome, or
-// none, leaves none pending.
+// runFinished ends a run (AG-UI RUN_FINISHED). Its threadId and runId
+// must be those of the run's RUN_STARTED, when one started it. An outcome
+// of type "interrupt" makes its interrupts the pending ones; any other
+// outcome, or none, leaves none pending.
 func (t *txn) runFinished(ev *jsonv.Node) error {
 	f := eventFields(ev)
-	f.str("threadId")
-	f.str("runId")
+	thread, run := f.str("threadId"), f.str("runId")
 	outcome := f.opt("outcome", jsonv.Object)
-	if f.err != nil || outcome == nil {
-		t.next.interrupts = nil
+	if f.err != nil {
 		return f.err
+	}
+	if t.next.run == runActive && (thread != t.next.threadID || run != t.next.runID) {
+		return fmt.Errorf("%w: it ends run %s of thread %s, but the run that RUN_STARTED started is %s of thread %s",
+			ErrMalformedEvent, jsonv.Quote(run), jsonv.Quote(thread), jsonv.Quote(t.next.runID), jsonv.Quote(t.next.threadID))
+	}
+	t.next.run = runFinished
+	if outcome == nil {
+		t.next.interrupts = nil
+		return nil
 	}
 	o := eventFields(outcome)
 	if o.str("type") != "interrupt" {
@@ -87,11 +135,14 @@ func (t *txn) runFinished(ev *jsonv.Node) error {
 	return nil
 }
 
-// runError checks a RUN_ERROR, which changes nothing else: the pending
+// runError ends a run that failed (AG-UI RUN_ERROR). The pending
 // interrupts stay.
 func (t *txn) runError(ev *jsonv.Node) error {
 	f := eventFields(ev)
 	f.str("message")
+	if f.err == nil {
+		t.next.run = runFailed
+	}
 	return f.err
 }
 
