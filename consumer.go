@@ -39,6 +39,7 @@ type view struct {
 	threadID, runID string        // of the last run started, "" before one
 	run             runPhase      // where the thread is in the run lifecycle
 	interrupts      []*jsonv.Node // pending interrupts of the last run; never edited
+	open            []construct   // open constructs, in the order they opened; never edited
 	chunks          []chunkStream // open chunk streams, one per lane; never edited
 }
 

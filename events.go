@@ -74,14 +74,14 @@ var eventTypes = map[string]eventType{
 
 	"TEXT_MESSAGE_START":   {(*txn).textStart, closeLane},
 	"TEXT_MESSAGE_CONTENT": {(*txn).textContent, closeLane},
-	"TEXT_MESSAGE_END":     {(*txn).textEnd, closeLane},
+	"TEXT_MESSAGE_END":     {(*txn).textMessageEnd, closeLane},
 	"TEXT_MESSAGE_CHUNK":   {(*txn).textChunk, ownChunks},
 
 	"REASONING_START":           {(*txn).reasoningBoundary, closeLane},
 	"REASONING_END":             {(*txn).reasoningBoundary, closeLane},
 	"REASONING_MESSAGE_START":   {(*txn).reasoningStart, closeLane},
-	"REASONING_MESSAGE_CONTENT": {(*txn).textContent, closeLane},
-	"REASONING_MESSAGE_END":     {(*txn).textEnd, closeLane},
+	"REASONING_MESSAGE_CONTENT": {(*txn).reasoningContent, closeLane},
+	"REASONING_MESSAGE_END":     {(*txn).reasoningEnd, closeLane},
 	"REASONING_MESSAGE_CHUNK":   {(*txn).reasoningChunk, ownChunks},
 	"REASONING_ENCRYPTED_VALUE": {(*txn).encryptedValue, keepChunks},
 

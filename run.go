@@ -50,7 +50,7 @@ func (t *txn) checkLifecycle(typ string) error {
 // runStarted starts a run (AG-UI RUN_STARTED): it records the thread and
 // run ids and applies the event's optional "input" as [Consumer.StartRun]
 // does. A RUN_STARTED while a run is active ends that run and starts this
-// one.
+// one. Every construct closes.
 func (t *txn) runStarted(ev *jsonv.Node) error {
 	f := eventFields(ev)
 	thread, run := f.str("threadId"), f.str("runId")
@@ -67,6 +67,7 @@ func (t *txn) runStarted(ev *jsonv.Node) error {
 		t.runInput(in)
 	}
 	t.next.threadID, t.next.runID, t.next.run = thread, run, runActive
+	t.closeConstructs()
 	return nil
 }
 
@@ -95,7 +96,7 @@ func (t *txn) runInput(in RunAgentInput) {
 // runFinished ends a run (AG-UI RUN_FINISHED). Its threadId and runId
 // must be those of the run's RUN_STARTED, when one started it. An outcome
 // of type "interrupt" makes its interrupts the pending ones; any other
-// outcome, or none, leaves none pending.
+// outcome, or none, leaves none pending. Every construct closes.
 func (t *txn) runFinished(ev *jsonv.Node) error {
 	f := eventFields(ev)
 	thread, run := f.str("threadId"), f.str("runId")
@@ -108,6 +109,7 @@ func (t *txn) runFinished(ev *jsonv.Node) error {
 			ErrMalformedEvent, jsonv.Quote(run), jsonv.Quote(thread), jsonv.Quote(t.next.runID), jsonv.Quote(t.next.threadID))
 	}
 	t.next.run = runFinished
+	t.closeConstructs()
 	if outcome == nil {
 		t.next.interrupts = nil
 		return nil
@@ -135,15 +137,17 @@ func (t *txn) runFinished(ev *jsonv.Node) error {
 	return nil
 }
 
-// runError ends a run that failed (AG-UI RUN_ERROR). The pending
-// interrupts stay.
+// runError ends a run that failed (AG-UI RUN_ERROR). Every construct
+// closes; the pending interrupts stay.
 func (t *txn) runError(ev *jsonv.Node) error {
 	f := eventFields(ev)
 	f.str("message")
-	if f.err == nil {
-		t.next.run = runFailed
+	if f.err != nil {
+		return f.err
 	}
-	return f.err
+	t.next.run = runFailed
+	t.closeConstructs()
+	return nil
 }
 
 // step checks a STEP_STARTED or STEP_FINISHED, which change nothing.
