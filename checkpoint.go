@@ -145,10 +145,11 @@ func (t *txn) restoreOpen(list *jsonv.Node) error {
 		}
 		f := &fields{n: n, kind: errBadCheckpoint}
 		kind, id := f.str("kind"), f.id("id")
-		k := constructKind(slices.Index(constructNames[:], kind))
+		named := slices.Index(constructNames[:], kind)
+		k := constructKind(max(named, 0))
 		switch {
 		case f.err != nil:
-		case k <= 0:
+		case named <= 0:
 			f.fail("unknown kind %s", jsonv.Quote(kind))
 		case t.isOpen(k, id):
 			f.fail("%s %s is open twice", k, jsonv.Quote(id))
