@@ -159,3 +159,33 @@ func TestActivityWarnings(t *testing.T) {
 	}
 	assert.False(t, c.Diverged())
 }
+
+// TestActivityContentIsAnObject checks the one invariant of an activity's
+// content on both paths (issue 8, kind 3): an ACTIVITY_SNAPSHOT whose
+// content is not an object is malformed, and an ACTIVITY_DELTA whose result
+// is not an object fails to apply (warned, skipped).
+func TestActivityContentIsAnObject(t *testing.T) {
+	const held = `[{"id":"a","role":"activity","activityType":"p","content":{"x":1}}]`
+	var cases []eventCase
+	for _, content := range []string{`[1]`, `null`, `"text"`, `1`, `true`} {
+		cases = append(cases,
+			eventCase{name: "snapshot with content " + content, reason: "an activity's content is an object: the event is malformed",
+				messages: held, events: []string{`{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"p","content":` + content + `}`},
+				want: held, fatal: ErrMalformedEvent, fatalText: `"content" is missing or not an object`},
+			eventCase{name: "delta to content " + content, reason: "a patch that makes content other than an object fails to apply",
+				messages: held, events: []string{`{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"q","patch":[{"op":"replace","path":"","value":` + content + `}]}`},
+				want: held, warn: []error{ErrPatchFailed}, warnText: []string{"the activity content would be"}})
+	}
+	cases = append(cases,
+		eventCase{name: "delta to another object", reason: "the whole content may be replaced by an object",
+			messages: held, events: []string{`{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"p","patch":[{"op":"replace","path":"","value":{"y":2}}]}`},
+			want: `[{"id":"a","role":"activity","activityType":"p","content":{"y":2}}]`},
+		eventCase{name: "delta that mends a snapshot's array", reason: "a MESSAGES_SNAPSHOT keeps its messages verbatim; a delta may make their content an object",
+			messages: `[{"id":"a","role":"activity","activityType":"p","content":[1]}]`,
+			events: []string{`{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"p","patch":[{"op":"add","path":"/-","value":2}]}`,
+				`{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"p","patch":[{"op":"replace","path":"","value":{}}]}`},
+			want: `[{"id":"a","role":"activity","activityType":"p","content":{}}]`, warn: []error{ErrPatchFailed},
+			warnText: []string{"the activity content would be an array, not an object"}},
+	)
+	runEventCases(t, cases)
+}

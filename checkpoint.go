@@ -67,7 +67,7 @@ func Restore(checkpoint []byte, opts *Options) (*Consumer, error) {
 
 // restore loads a checkpoint into the new Consumer c.
 func (c *Consumer) restore(checkpoint []byte) error {
-	n, err := jsonv.Parse(checkpoint, c.opts.MaxDepth+2) // the state and messages sit two levels down
+	n, err := jsonv.Parse(checkpoint, c.opts.MaxDepth+envelopeDepth)
 	switch {
 	case errors.Is(err, jsonv.ErrTooDeep):
 		return fmt.Errorf("%w: %w", ErrLimit, err)

@@ -148,7 +148,8 @@ func (t *txn) applyChunk(c chunk, idName string) error {
 	} else {
 		t.closeLane(lane)
 		if !c.hasID {
-			return fmt.Errorf("%w: the first %s chunk of a stream has no %q", ErrMalformedEvent, c.kind, idName)
+			return fmt.Errorf("%w: the first %s chunk of a stream has no %q (any event of another type, skipped or not, ends its lane's stream)",
+				ErrMalformedEvent, c.kind, idName)
 		}
 		if c.kind == toolConstruct && !c.hasName {
 			return fmt.Errorf("%w: the first tool call chunk of a stream has no \"toolCallName\"", ErrMalformedEvent)

@@ -142,7 +142,7 @@ func (c *Consumer) step(old *view, ev *Event, text []byte) (*txn, error) {
 // It returns an error wrapping [ErrMalformedEvent], [ErrLimit] or
 // [ErrStateRejected], and then changes nothing.
 func (c *Consumer) StartRun(input []byte) error {
-	in, err := parseRunInput(input, c.opts.MaxDepth)
+	in, err := parseRunInput(input, c.opts.MaxDepth+envelopeDepth)
 	if err != nil {
 		return apiError(err)
 	}

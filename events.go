@@ -32,9 +32,11 @@ func (e Event) MarshalJSON() ([]byte, error) { return e.Value().MarshalJSON() }
 
 // parseEvent reads one event in the AG-UI wire form. Invalid JSON, a
 // duplicate member name anywhere, or a missing or non-string "type" wrap
-// ErrMalformedEvent; nesting deeper than maxDepth wraps ErrLimit.
+// ErrMalformedEvent. Nesting deeper than maxDepth plus the envelope wraps
+// ErrLimit; the values the event makes are checked against maxDepth when
+// they are committed.
 func parseEvent(data []byte, maxDepth int) (*jsonv.Node, string, error) {
-	n, err := parseJSON(data, maxDepth)
+	n, err := parseJSON(data, maxDepth+envelopeDepth)
 	if err != nil {
 		return nil, "", err
 	}

@@ -214,3 +214,111 @@ func TestConformance(t *testing.T) {
 	}
 	t.Logf("conformance: ran %d of %d records", ran, total)
 }
+
+// TestIdentityCases runs every input of ../shared/cases/identity (issue 8)
+// and requires the result its README expects.
+func TestIdentityCases(t *testing.T) {
+	dir := sharedDir(t, "cases/identity")
+	const (
+		answer = `{"id":"shared-1","role":"assistant","content":"Here is the plan"}`
+		user   = `{"id":"u-1","role":"user","content":"book a table"}`
+		photo  = `{"id":"u-2","role":"user","content":[{"type":"text","text":"what is in this photo?"},{"type":"binary","mimeType":"image/png","url":"https://example.invalid/cat.png"}]}`
+		notes  = `{"id":"a1","role":"assistant","content":"","toolCalls":[{"id":"call_1","type":"function","function":{"name":"file_read","arguments":"{\"path\":\"notes.txt\"}"}}]}`
+	)
+	cases := []struct {
+		stream, input string
+		want          string  // the messages
+		warnings      []error // each warning's sentinel
+		fatalAt       int     // the position of a fatal event, or 0
+	}{
+		{stream: "B44-activity-over-text.json", want: `[` + answer + `]`, warnings: []error{ErrNoTarget, ErrNoTarget}},
+		{stream: "B44-activity-over-user.json", input: "B44-user-input.input.json", want: `[` + user + `]`, warnings: []error{ErrNoTarget, ErrNoTarget}},
+		{stream: "B47-reasoning-text-same-id.json", want: `[{"id":"msg-a","role":"reasoning","content":"weighing options"}]`,
+			warnings: []error{ErrNoTarget, ErrNoTarget, ErrNoTarget}},
+		{stream: "B47-v2-reasoning-into-assistant.json", want: `[{"id":"msg-b","role":"assistant","content":"Answer: 42."}]`,
+			warnings: []error{ErrNoTarget, ErrNoTarget, ErrNoTarget}},
+		{stream: "B47-v5-text-into-multipart-user.json", input: "B47-v5.input.json", want: `[` + photo + `]`,
+			warnings: []error{ErrNoTarget, ErrNoTarget, ErrNoTarget}},
+		{stream: "toolcall-replay.sse", input: "toolcall-replay.input.json", want: `[{"id":"u1","role":"user","content":"read notes.txt"},` + notes + `]`,
+			warnings: []error{ErrNoTarget, ErrNoTarget, ErrNoTarget}},
+		{stream: "f12-warned-closes-chunk.jsonl", want: `[{"id":"m1","role":"assistant","content":"a"}]`,
+			warnings: []error{ErrNoTarget}, fatalAt: 3},
+		{stream: "B53-integral-floats.json", want: `[]`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.stream, func(t *testing.T) {
+			c := New(nil)
+			var warnings []error
+			c.Subscribe(func(ch Change) {
+				if ch.Warning != nil {
+					warnings = append(warnings, ch.Warning)
+				}
+			})
+			if tc.input != "" {
+				input, err := os.ReadFile(filepath.Join(dir, tc.input))
+				require.NoError(t, err)
+				require.NoError(t, c.StartRun(input))
+			}
+			f, err := os.Open(filepath.Join(dir, tc.stream))
+			require.NoError(t, err)
+			defer f.Close()
+			err = c.Run(context.Background(), f)
+			if tc.fatalAt > 0 {
+				var ee *EventError
+				require.ErrorAs(t, err, &ee)
+				assert.Equal(t, tc.fatalAt, ee.Position)
+				assert.ErrorIs(t, err, ErrMalformedEvent)
+			} else {
+				require.NoError(t, err)
+			}
+			require.Len(t, warnings, len(tc.warnings), "%v", warnings)
+			for i, w := range tc.warnings {
+				assert.ErrorIs(t, warnings[i], w)
+			}
+			assert.Equal(t, tc.want, messagesJSON(c))
+			if tc.input != "" {
+				assert.Equal(t, strings.Count(tc.want, `"role"`), len(c.NextInput(RunAgentInput{}).Messages),
+					"every message, the user's included, goes to the next run")
+			}
+		})
+	}
+
+	t.Run("B53 decodes", func(t *testing.T) {
+		c := New(nil)
+		f, err := os.Open(filepath.Join(dir, "B53-integral-floats.json"))
+		require.NoError(t, err)
+		defer f.Close()
+		require.NoError(t, c.Run(context.Background(), f))
+		var checked bool
+		require.NoError(t, c.State().Decode("/checked", &checked))
+		assert.True(t, checked)
+		for member, want := range map[string]int64{"daily_average": 25419, "total": 1500, "hundred": 100, "zero": 0, "plain": 25419} {
+			var got int64
+			require.NoError(t, c.State().Decode("/stats/"+member, &got), member)
+			assert.Equal(t, want, got, member)
+		}
+	})
+
+	t.Run("B52 reads back", func(t *testing.T) {
+		c := New(nil)
+		f, err := os.Open(filepath.Join(dir, "B52-depth-1000.jsonl"))
+		require.NoError(t, err)
+		defer f.Close()
+		require.NoError(t, c.Run(context.Background(), f))
+		require.Equal(t, 1000, c.State().node().Depth(), "the state is exactly MaxDepth deep")
+		next, err := json.Marshal(c.NextInput(RunAgentInput{}))
+		require.NoError(t, err)
+		var in RunAgentInput
+		require.NoError(t, json.Unmarshal(next, &in), "the next input reads back")
+		again := New(nil)
+		require.NoError(t, again.StartRun(next), "and loads")
+		empty, err := os.Open(filepath.Join(dir, "B52-empty.json"))
+		require.NoError(t, err)
+		defer empty.Close()
+		require.NoError(t, again.Run(context.Background(), empty))
+		assert.True(t, again.State().Equal(c.State()))
+		snap, err := json.Marshal(map[string]any{"type": "STATE_SNAPSHOT", "snapshot": c.State()})
+		require.NoError(t, err)
+		assert.NoError(t, c.Apply(snap), "the held state re-sent as a snapshot")
+	})
+}
