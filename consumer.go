@@ -127,9 +127,30 @@ func (c *Consumer) step(old *view, ev *Event, text []byte) (*txn, error) {
 		if !errors.Is(err, ErrStateRejected) {
 			return nil, err
 		}
-		t = c.begin(old) // the whole event is skipped
-		t.warn, t.next.diverged = err, true
+		return c.rejected(old, *ev, err)
 	}
+	return t, nil
+}
+
+// rejected returns the work of an event whose state ValidateState refused
+// (why). The event is skipped but for its framing: the chunk streams an
+// event of its type closes. A RUN_STARTED still starts its run, without its
+// input's state, so that the rest of the run applies. Either way the state
+// is marked diverged.
+func (c *Consumer) rejected(old *view, ev Event, why error) (*txn, error) {
+	t := c.begin(old)
+	if in := ev.v.Get("input"); ev.Type == "RUN_STARTED" && in != nil && in.Kind() == jsonv.Object {
+		ev.v = jsonv.WithMember(ev.v, "input", jsonv.WithoutMember(in, "state"))
+		if err := t.dispatch(ev); err != nil {
+			return nil, err
+		}
+		if err := c.check(t); err != nil {
+			return nil, err
+		}
+	} else if err := t.closeChunks(eventTypes[ev.Type].chunks, ev.v); err != nil {
+		return nil, err
+	}
+	t.warn, t.next.diverged = why, true
 	return t, nil
 }
 

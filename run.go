@@ -74,8 +74,11 @@ func (t *txn) runStarted(ev *jsonv.Node) error {
 // runInput applies a run's input. Its state, when present, becomes the
 // state and the baseline of the run's deltas, and ends divergence (spec,
 // STATE_DELTA: "at the start of a run, the input's state"). Its messages
-// that are not held (by id) are appended in order; the first of two with
-// one id wins. Its thread and run ids, when not empty, are recorded.
+// that are not held are appended in order: by id, the first of two with one
+// id winning; a message without an id is held when as many held messages
+// without an id have its JSON text as the input has before it, so that an
+// input built by NextInput adds nothing. Its thread and run ids, when not
+// empty, are recorded.
 func (t *txn) runInput(in RunAgentInput) {
 	if in.State.n != nil {
 		t.next.state, t.next.diverged = in.State.n, false
@@ -86,10 +89,27 @@ func (t *txn) runInput(in RunAgentInput) {
 	if in.RunID != "" {
 		t.next.runID = in.RunID
 	}
+	var unnamed map[string]int // held messages without an id, by JSON text, not yet matched
 	for _, m := range in.Messages {
-		if _, _, held := t.message(m.ID); !held || m.ID == "" {
-			t.appendMessage(m)
+		if m.ID != "" {
+			if _, _, held := t.message(m.ID); !held {
+				t.appendMessage(m)
+			}
+			continue
 		}
+		if unnamed == nil {
+			unnamed = make(map[string]int)
+			for _, h := range t.next.messages {
+				if h.ID == "" {
+					unnamed[string(jsonv.Marshal(h.v))]++
+				}
+			}
+		}
+		if text := string(jsonv.Marshal(m.v)); unnamed[text] > 0 {
+			unnamed[text]--
+			continue
+		}
+		t.appendMessage(m)
 	}
 }
 

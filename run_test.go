@@ -4,6 +4,7 @@ package aguistate
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -253,4 +254,70 @@ func TestRunLifecycleRestored(t *testing.T) {
 	assert.ErrorIs(t, err, ErrMalformedEvent, "the restored run has finished")
 	assert.NoError(t, r.Apply([]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r2"}`)))
 	assert.NoError(t, r.Apply([]byte(`{"type":"STATE_DELTA","delta":[]}`)))
+}
+
+// TestRunInputWithoutIDs checks that an input's messages without an id
+// are matched to the held ones by JSON text, so that StartRun of the
+// Consumer's own NextInput adds nothing (issue 8, kind 3).
+func TestRunInputWithoutIDs(t *testing.T) {
+	const hi, yes = `{"role":"user","content":"hi"}`, `{"role":"user","content":"yes"}`
+	tests := []struct {
+		name, reason string
+		inputs       []string
+		want         string
+	}{
+		{"the same input twice", "the second run's input restates the first's messages",
+			[]string{`[` + hi + `]`, `[` + hi + `]`}, `[` + hi + `]`},
+		{"a new message", "a message without an id that is not held is appended",
+			[]string{`[` + hi + `]`, `[` + hi + `,` + yes + `]`}, `[` + hi + `,` + yes + `]`},
+		{"the same words again", "as many are held as the input has; one more is appended",
+			[]string{`[` + hi + `]`, `[` + hi + `,` + hi + `]`}, `[` + hi + `,` + hi + `]`},
+		{"ids and no ids", "messages with an id match by id",
+			[]string{`[{"id":"a","role":"user","content":"x"},` + hi + `]`, `[{"id":"a","role":"user","content":"changed"},` + hi + `]`},
+			`[{"id":"a","role":"user","content":"x"},` + hi + `]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := New(nil)
+			for _, in := range tt.inputs {
+				require.NoError(t, c.StartRun([]byte(`{"messages":`+in+`}`)))
+			}
+			assert.Equal(t, tt.want, messagesJSON(c), tt.reason)
+			next, err := json.Marshal(c.NextInput(RunAgentInput{}))
+			require.NoError(t, err)
+			require.NoError(t, c.StartRun(next))
+			assert.Equal(t, tt.want, messagesJSON(c), "StartRun(NextInput()) adds nothing")
+		})
+	}
+}
+
+// TestRunStartedRejectedState checks that a RUN_STARTED whose input's
+// state ValidateState refuses still starts its run, without that state.
+func TestRunStartedRejectedState(t *testing.T) {
+	c := New(&Options{ValidateState: func(s Value) error {
+		if s.node().Get("bad") != nil {
+			return errors.New("bad")
+		}
+		return nil
+	}})
+	var warnings []error
+	c.Subscribe(func(ch Change) {
+		if ch.Warning != nil {
+			warnings = append(warnings, ch.Warning)
+		}
+	})
+	for _, ev := range []string{
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r1"}`,
+		`{"type":"RUN_FINISHED","threadId":"t","runId":"r1"}`,
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r2","input":{"state":{"bad":1},"messages":[{"id":"u1","role":"user","content":"hi"}]}}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"m1"}`,
+		`{"type":"RUN_FINISHED","threadId":"t","runId":"r2"}`,
+	} {
+		require.NoError(t, c.Apply([]byte(ev)), "the run applies")
+	}
+	require.Len(t, warnings, 1)
+	assert.ErrorIs(t, warnings[0], ErrStateRejected)
+	assert.Equal(t, `{}`, c.State().String(), "the refused state is not committed")
+	assert.True(t, c.Diverged())
+	assert.Equal(t, `[{"id":"u1","role":"user","content":"hi"},{"id":"m1","role":"assistant","content":""}]`, messagesJSON(c))
 }
