@@ -76,10 +76,16 @@ func (c *Consumer) Diverged() bool { return c.cur.Load().diverged }
 
 // Apply applies one event, given as its JSON text in the AG-UI wire form.
 //
-// It returns nil when the event was applied, passed over or skipped. A
-// skipped event changes nothing. Subscribers ([Change].Warning) and
-// [Options].Logger get its warning, which wraps [ErrPatchFailed],
-// [ErrStateRejected] or [ErrNoTarget].
+// It returns nil when the event was applied, passed over or skipped.
+// Subscribers ([Change].Warning) and [Options].Logger get a skipped
+// event's warning, which wraps [ErrPatchFailed], [ErrStateRejected] or
+// [ErrNoTarget]. A skipped event changes nothing but the count of events
+// and its framing: the chunk streams that an event of its type closes (a
+// chunk event still opens or goes on with its own), as the reference
+// client's chunk expansion does before it applies an event; and the
+// diverged flag, which a failed STATE_DELTA or a refused state sets. One
+// event applies in part: a RUN_STARTED whose input's state ValidateState
+// refuses starts its run without that state.
 //
 // A fatal event returns an *[EventError] wrapping [ErrMalformedEvent] or
 // [ErrLimit]. The Consumer is then as it was before the event, but for the

@@ -19,7 +19,8 @@
 // error is an *[EventError] wrapping [ErrMalformedEvent] or [ErrLimit]. A
 // warning skips one event and the stream goes on. It wraps
 // [ErrPatchFailed], [ErrStateRejected] or [ErrNoTarget], and reaches
-// subscribers in [Change].Warning.
+// subscribers in [Change].Warning. After RUN_FINISHED only RUN_STARTED or
+// RUN_ERROR may come, and after RUN_ERROR only RUN_STARTED.
 //
 // # Concurrency
 //
