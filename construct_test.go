@@ -212,12 +212,7 @@ func TestConstructsCheckpoint(t *testing.T) {
 	assert.Contains(t, cp, `"open":[{"kind":"text message","id":"m1"},{"kind":"tool call","id":"c1"},{"kind":"reasoning message","id":"r1"}]`)
 	r, err := Restore([]byte(cp), nil)
 	require.NoError(t, err)
-	var warnings []error
-	r.Subscribe(func(ch Change) {
-		if ch.Warning != nil {
-			warnings = append(warnings, ch.Warning)
-		}
-	})
+	warnings := warningsOf(r)
 	for _, ev := range []string{
 		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a"}`,
 		`{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{}"}`,
@@ -227,7 +222,7 @@ func TestConstructsCheckpoint(t *testing.T) {
 	} {
 		require.NoError(t, r.Apply([]byte(ev)))
 	}
-	require.Len(t, warnings, 1, "only the content after the end is skipped")
+	require.Len(t, warnings(), 1, "only the content after the end is skipped")
 	assert.Equal(t, `[{"id":"m1","role":"assistant","content":"a","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"id":"r1","role":"reasoning","content":"b"}]`,
 		messagesJSON(r))
 }

@@ -139,6 +139,18 @@ func assertArticles(t testing.TB, err error) {
 	assert.NotRegexp(t, badArticle, err.Error(), "an article before a vowel is \"an\"")
 }
 
+// warningsOf subscribes to c and returns a function that gives the
+// warnings c has reported since.
+func warningsOf(c *Consumer) func() []error {
+	var warnings []error
+	c.Subscribe(func(ch Change) {
+		if ch.Warning != nil {
+			warnings = append(warnings, ch.Warning)
+		}
+	})
+	return func() []error { return warnings }
+}
+
 // messagesJSON returns the Consumer's messages as one JSON array.
 func messagesJSON(c *Consumer) string { return string(jsonv.Marshal(encodeMessages(c.Messages()))) }
 

@@ -300,12 +300,7 @@ func TestRunStartedRejectedState(t *testing.T) {
 		}
 		return nil
 	}})
-	var warnings []error
-	c.Subscribe(func(ch Change) {
-		if ch.Warning != nil {
-			warnings = append(warnings, ch.Warning)
-		}
-	})
+	warnings := warningsOf(c)
 	for _, ev := range []string{
 		`{"type":"RUN_STARTED","threadId":"t","runId":"r1"}`,
 		`{"type":"RUN_FINISHED","threadId":"t","runId":"r1"}`,
@@ -315,8 +310,8 @@ func TestRunStartedRejectedState(t *testing.T) {
 	} {
 		require.NoError(t, c.Apply([]byte(ev)), "the run applies")
 	}
-	require.Len(t, warnings, 1)
-	assert.ErrorIs(t, warnings[0], ErrStateRejected)
+	require.Len(t, warnings(), 1)
+	assert.ErrorIs(t, warnings()[0], ErrStateRejected)
 	assert.Equal(t, `{}`, c.State().String(), "the refused state is not committed")
 	assert.True(t, c.Diverged())
 	assert.Equal(t, `[{"id":"u1","role":"user","content":"hi"},{"id":"m1","role":"assistant","content":""}]`, messagesJSON(c))

@@ -73,20 +73,15 @@ func TestSharedStreams(t *testing.T) {
 			require.NoError(t, err)
 
 			c := New(nil)
-			var warnings []error
-			c.Subscribe(func(ch Change) {
-				if ch.Warning != nil {
-					warnings = append(warnings, ch.Warning)
-				}
-			})
+			warnings := warningsOf(c)
 			require.NoError(t, c.StartRun([]byte(`{"state":`+string(initial.State)+`,"messages":`+string(initial.Messages)+`}`)))
 			f, err := os.Open(file)
 			require.NoError(t, err)
 			defer f.Close()
 			require.NoError(t, c.Run(context.Background(), f), "replays with no fatal error")
-			require.Len(t, warnings, len(diff.warnings), "warnings %v; %s", warnings, diff.reason)
+			require.Len(t, warnings(), len(diff.warnings), "warnings %v; %s", warnings(), diff.reason)
 			for i, w := range diff.warnings {
-				assert.ErrorIs(t, warnings[i], w, diff.reason)
+				assert.ErrorIs(t, warnings()[i], w, diff.reason)
 			}
 			assertJSONEqual(t, mustParse(t, string(expected.State)), c.State().node(), "state")
 			assertJSONEqual(t, mustParse(t, string(wantMessages)), encodeMessages(c.Messages()), "messages", diff.reason)
@@ -248,12 +243,7 @@ func TestIdentityCases(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.stream, func(t *testing.T) {
 			c := New(nil)
-			var warnings []error
-			c.Subscribe(func(ch Change) {
-				if ch.Warning != nil {
-					warnings = append(warnings, ch.Warning)
-				}
-			})
+			warnings := warningsOf(c)
 			if tc.input != "" {
 				input, err := os.ReadFile(filepath.Join(dir, tc.input))
 				require.NoError(t, err)
@@ -271,9 +261,9 @@ func TestIdentityCases(t *testing.T) {
 			} else {
 				require.NoError(t, err)
 			}
-			require.Len(t, warnings, len(tc.warnings), "%v", warnings)
+			require.Len(t, warnings(), len(tc.warnings), "%v", warnings())
 			for i, w := range tc.warnings {
-				assert.ErrorIs(t, warnings[i], w)
+				assert.ErrorIs(t, warnings()[i], w)
 			}
 			assert.Equal(t, tc.want, messagesJSON(c))
 			if tc.input != "" {

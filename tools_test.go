@@ -224,12 +224,7 @@ func TestToolMalformed(t *testing.T) {
 func TestToolResultNeverOverwritesOtherRoles(t *testing.T) {
 	t.Parallel()
 	c := New(nil)
-	var warnings []error
-	c.Subscribe(func(ch Change) {
-		if ch.Warning != nil {
-			warnings = append(warnings, ch.Warning)
-		}
-	})
+	warnings := warningsOf(c)
 	for _, ev := range []string{
 		`{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f","parentMessageId":"a1"}`,
 		`{"type":"ACTIVITY_SNAPSHOT","messageId":"x1","activityType":"T","content":{}}`,
@@ -240,8 +235,8 @@ func TestToolResultNeverOverwritesOtherRoles(t *testing.T) {
 	} {
 		require.NoError(t, c.Apply([]byte(ev)))
 	}
-	require.Len(t, warnings, 2)
-	assert.ErrorIs(t, warnings[0], ErrNoTarget)
+	require.Len(t, warnings(), 2)
+	assert.ErrorIs(t, warnings()[0], ErrNoTarget)
 	assert.Equal(t, `[{"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":""}}]},`+
 		`{"id":"t1","toolCallId":"c1","role":"tool","content":"updated"},`+
 		`{"id":"x1","role":"activity","activityType":"T","content":{}}]`, messagesJSON(c))
