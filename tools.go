@@ -142,16 +142,18 @@ func (t *txn) toolEnd(ev *jsonv.Node) error {
 	return nil
 }
 
-// openToolCall returns the open tool call id, or skips the event with a
-// warning: no message holds it, the message that does is not an
-// assistant's, or the call is not open.
+// openToolCall returns the open tool call id in an assistant message, or
+// skips the event with a warning: no message holds it, the message that
+// does is not an assistant's, or the call is not open.
 func (t *txn) openToolCall(id string) (toolCallRef, bool) {
-	r, ok := t.findToolCall(id, "")
+	r, ok := t.findToolCall(id, roleAssistant)
 	switch {
 	case !ok:
-		t.noTarget("no tool call %s", jsonv.Quote(id))
-	case !toolCallWriter.writes(t.next.messages[r.msg].Role):
-		t.wrongRole(toolCallWriter, t.next.messages[r.msg])
+		if r, held := t.findToolCall(id, ""); held {
+			t.wrongRole(toolCallWriter, t.next.messages[r.msg])
+		} else {
+			t.noTarget("no tool call %s", jsonv.Quote(id))
+		}
 	case !t.isOpen(toolConstruct, id):
 		t.noTarget("tool call %s is not open: its start was skipped, or it has ended", jsonv.Quote(id))
 	default:
