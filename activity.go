@@ -4,6 +4,7 @@ package aguistate
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
@@ -12,13 +13,13 @@ import (
 // content (an object), subagentRunId?, metadata?}. It never travels to the
 // producer.
 
-// activitySnapshot applies ACTIVITY_SNAPSHOT. A message with a new id is
-// appended. When "replace" is true (the default), a held activity message
-// keeps its other members and their order and takes the event's
-// activityType, content and subagentRunId (removed when the event has none),
-// and a held message of any other role is replaced by the new activity
-// message in place. When "replace" is false a held message keeps its
-// content; an activity message still takes the event's metadata.
+// activitySnapshot applies ACTIVITY_SNAPSHOT. Its content is an object
+// (else the event is malformed). A message with a new id is appended. When
+// "replace" is true (the default), a held activity message keeps its other
+// members and their order and takes the event's activityType, content and
+// subagentRunId (removed when the event has none). When "replace" is false
+// it keeps its content and takes only the event's metadata. A held message
+// of another role is never replaced: the event is skipped (write rule).
 func (t *txn) activitySnapshot(ev *jsonv.Node) error {
 	f := eventFields(ev)
 	id, typ, content := f.id("messageId"), f.of("activityType", jsonv.String), f.of("content", jsonv.Object)
@@ -27,14 +28,14 @@ func (t *txn) activitySnapshot(ev *jsonv.Node) error {
 		return f.err
 	}
 	m, i, held := t.message(id)
-	built := func() *jsonv.Node {
-		return mergeMetadata(jsonv.NewObjectOf([]string{"id", "role", "activityType", "content", "subagentRunId"},
-			jsonv.NewString(id), jsonv.NewString(roleActivity), typ, content, sub), meta)
-	}
 	switch {
 	case !held:
-		t.appendMessage(Message{id: id, role: roleActivity, v: built()})
-	case m.role == roleActivity:
+		v := mergeMetadata(jsonv.NewObjectOf([]string{"id", "role", "activityType", "content", "subagentRunId"},
+			jsonv.NewString(id), jsonv.NewString(roleActivity), typ, content, sub), meta)
+		t.appendMessage(Message{id: id, role: roleActivity, v: v})
+	case !activityWriter.writes(m.role):
+		t.wrongRole(activityWriter, m)
+	default:
 		v := m.v
 		if replacing {
 			v = jsonv.WithMember(jsonv.WithMember(v, "activityType", typ), "content", content)
@@ -45,8 +46,6 @@ func (t *txn) activitySnapshot(ev *jsonv.Node) error {
 			}
 		}
 		t.setMessage(i, messageOf(mergeMetadata(v, meta)))
-	case replacing:
-		t.setMessage(i, Message{id: id, role: roleActivity, v: built()})
 	}
 	return nil
 }
@@ -54,10 +53,10 @@ func (t *txn) activitySnapshot(ev *jsonv.Node) error {
 // activityDelta applies ACTIVITY_DELTA: the RFC 6902 patch is applied to
 // the activity message's content ({} when it has none), atomically, through
 // the engine STATE_DELTA uses. A malformed patch is fatal (errMalformedPatch).
-// A patch that fails to apply, or a message that is not held or not an
-// activity message, skips the event with a warning; it never marks the state
-// diverged. On success the message takes the new content, the event's
-// activityType and its metadata.
+// A patch that fails to apply or makes content that is not an object, or a
+// message that is not held or not an activity message, skips the event with
+// a warning; it never marks the state diverged. On success the message
+// takes the new content, the event's activityType and its metadata.
 func (t *txn) activityDelta(ev *jsonv.Node) error {
 	f := eventFields(ev)
 	id, typ := f.id("messageId"), f.of("activityType", jsonv.String)
@@ -72,13 +71,8 @@ func (t *txn) activityDelta(ev *jsonv.Node) error {
 	if f.err != nil {
 		return f.err
 	}
-	m, i, held := t.message(id)
-	switch {
-	case !held:
-		t.noTarget("no message %s", jsonv.Quote(id))
-		return nil
-	case m.role != roleActivity:
-		t.noTarget("message %s is not an activity message", jsonv.Quote(id))
+	m, i, ok := t.target(activityWriter, id)
+	if !ok {
 		return nil
 	}
 	content := m.v.Get("content")
@@ -88,6 +82,9 @@ func (t *txn) activityDelta(ev *jsonv.Node) error {
 	content, err = applyPatch(content, ops, t.opts.messageLimits())
 	if errors.Is(err, ErrLimit) {
 		return err
+	}
+	if err == nil && content.Kind() != jsonv.Object {
+		err = fmt.Errorf("%w: the activity content would be %s, not an object", ErrPatchFailed, content.Kind().Phrase())
 	}
 	if err != nil {
 		t.warn = err

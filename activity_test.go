@@ -15,7 +15,7 @@ func TestActivityReference(t *testing.T) {
 	runEventCases(t, []eventCase{
 		{
 			name:     "27-activity-snapshot",
-			reason:   "reference case 27: same output",
+			reason:   "reference case 27: same messages; its last event (replace false over the user message u1) changes nothing there silently, and we warn ErrNoTarget (write rule: activity events write only activity messages)",
 			messages: `[{"id":"u1","role":"user","content":"hi"},{"id":"act1","role":"activity","activityType":"plan","content":{"s":1},"metadata":{"keep":1},"subagentRunId":"old"},{"id":"act2","role":"activity","activityType":"plan","content":{"s":2}}]`,
 			events: []string{
 				`{"type":"ACTIVITY_SNAPSHOT","messageId":"act1","activityType":"plan2","content":{"s":10}}`,
@@ -23,16 +23,20 @@ func TestActivityReference(t *testing.T) {
 				`{"type":"ACTIVITY_SNAPSHOT","messageId":"act3","activityType":"new","content":{"n":1},"replace":false,"subagentRunId":"sub1","timestamp":9}`,
 				`{"type":"ACTIVITY_SNAPSHOT","messageId":"u1","activityType":"hijack","content":{"h":1},"replace":false}`,
 			},
-			want: `[{"id":"u1","role":"user","content":"hi"},{"id":"act1","role":"activity","activityType":"plan2","content":{"s":10},"metadata":{"keep":1}},{"id":"act2","role":"activity","activityType":"plan","content":{"s":2}},{"id":"act3","role":"activity","activityType":"new","content":{"n":1},"subagentRunId":"sub1"}]`,
+			want:     `[{"id":"u1","role":"user","content":"hi"},{"id":"act1","role":"activity","activityType":"plan2","content":{"s":10},"metadata":{"keep":1}},{"id":"act2","role":"activity","activityType":"plan","content":{"s":2}},{"id":"act3","role":"activity","activityType":"new","content":{"n":1},"subagentRunId":"sub1"}]`,
+			warn:     []error{ErrNoTarget},
+			warnText: []string{`message "u1" has the role "user", and activity events write only into "activity" messages`},
 		},
 		{
 			name:     "28-activity-snapshot-over-non-activity",
-			reason:   "reference case 28: same output",
+			reason:   "reference case 28 replaces the user message with an activity message; the write rule keeps it (issue 8, kind 1)",
 			messages: `[{"id":"u1","role":"user","content":"hi"}]`,
 			events: []string{
 				`{"type":"ACTIVITY_SNAPSHOT","messageId":"u1","activityType":"hijack","content":{"h":1}}`,
 			},
-			want: `[{"id":"u1","role":"activity","activityType":"hijack","content":{"h":1}}]`,
+			want:     `[{"id":"u1","role":"user","content":"hi"}]`,
+			warn:     []error{ErrNoTarget},
+			warnText: []string{`message "u1" has the role "user", and activity events write only into "activity" messages`},
 		},
 		{
 			name:     "29-activity-delta",
@@ -59,7 +63,7 @@ func TestActivityReference(t *testing.T) {
 		},
 		{
 			name:     "60-activity-snapshot-metadata-subagent",
-			reason:   "reference case 60: same output",
+			reason:   "reference case 60: same messages; the last event names the user message u1, which the reference leaves silently and we warn about (write rule)",
 			messages: `[{"id":"a","role":"activity","activityType":"p","content":{"v":1},"metadata":{"x":1}},{"id":"b","role":"activity","activityType":"p","content":{"v":1}},{"id":"u1","role":"user","content":"hi"}]`,
 			events: []string{
 				`{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"p","content":{"v":2},"replace":false,"metadata":{"y":2}}`,
@@ -67,6 +71,7 @@ func TestActivityReference(t *testing.T) {
 				`{"type":"ACTIVITY_SNAPSHOT","messageId":"u1","activityType":"q","content":{},"replace":false,"metadata":{"w":1}}`,
 			},
 			want: `[{"id":"a","role":"activity","activityType":"p","content":{"v":1},"metadata":{"x":1,"y":2}},{"id":"b","role":"activity","activityType":"q","content":{"v":3},"subagentRunId":"s1","metadata":{"z":3}},{"id":"u1","role":"user","content":"hi"}]`,
+			warn: []error{ErrNoTarget},
 		},
 	})
 }
@@ -153,4 +158,34 @@ func TestActivityWarnings(t *testing.T) {
 		assert.False(t, ch.MessagesChanged() && ch.Warning != nil, "a skipped event changes no message (change %d)", i)
 	}
 	assert.False(t, c.Diverged())
+}
+
+// TestActivityContentIsAnObject checks the one invariant of an activity's
+// content on both paths (issue 8, kind 3): an ACTIVITY_SNAPSHOT whose
+// content is not an object is malformed, and an ACTIVITY_DELTA whose result
+// is not an object fails to apply (warned, skipped).
+func TestActivityContentIsAnObject(t *testing.T) {
+	const held = `[{"id":"a","role":"activity","activityType":"p","content":{"x":1}}]`
+	var cases []eventCase
+	for _, content := range []string{`[1]`, `null`, `"text"`, `1`, `true`} {
+		cases = append(cases,
+			eventCase{name: "snapshot with content " + content, reason: "an activity's content is an object: the event is malformed",
+				messages: held, events: []string{`{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"p","content":` + content + `}`},
+				want: held, fatal: ErrMalformedEvent, fatalText: `"content" is missing or not an object`},
+			eventCase{name: "delta to content " + content, reason: "a patch that makes content other than an object fails to apply",
+				messages: held, events: []string{`{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"q","patch":[{"op":"replace","path":"","value":` + content + `}]}`},
+				want: held, warn: []error{ErrPatchFailed}, warnText: []string{"the activity content would be"}})
+	}
+	cases = append(cases,
+		eventCase{name: "delta to another object", reason: "the whole content may be replaced by an object",
+			messages: held, events: []string{`{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"p","patch":[{"op":"replace","path":"","value":{"y":2}}]}`},
+			want: `[{"id":"a","role":"activity","activityType":"p","content":{"y":2}}]`},
+		eventCase{name: "delta that mends a snapshot's array", reason: "a MESSAGES_SNAPSHOT keeps its messages verbatim; a delta may make their content an object",
+			messages: `[{"id":"a","role":"activity","activityType":"p","content":[1]}]`,
+			events: []string{`{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"p","patch":[{"op":"add","path":"/-","value":2}]}`,
+				`{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"p","patch":[{"op":"replace","path":"","value":{}}]}`},
+			want: `[{"id":"a","role":"activity","activityType":"p","content":{}}]`, warn: []error{ErrPatchFailed},
+			warnText: []string{"the activity content would be an array, not an object"}},
+	)
+	runEventCases(t, cases)
 }

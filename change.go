@@ -28,8 +28,8 @@ type Change struct {
 	// appended or inserted, changed in place (by value), and dropped.
 	Added, Replaced, Removed []string
 	// Warning is the *[EventError] of a skipped event, or nil. It wraps
-	// [ErrPatchFailed], [ErrStateRejected] or [ErrNoTarget]. For a chunk
-	// event it reports the part that was skipped; the rest applies.
+	// [ErrPatchFailed], [ErrStateRejected] or [ErrNoTarget]. What a
+	// skipped event may still change is in [Consumer.Apply].
 	Warning error
 	// Diverged is [Consumer.Diverged] after the event.
 	Diverged bool

@@ -5,18 +5,22 @@ package aguistate
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
 // checkpointVersion names the checkpoint format; Restore refuses others.
-const checkpointVersion = "aguistate-checkpoint/1"
+const checkpointVersion = "aguistate-checkpoint/2"
 
 // Checkpoint returns, as one JSON object, everything that decides what the
 // Consumer does with the next event. That is the state, the messages, the
-// diverged flag, the pending interrupts, the thread and run ids, the open
-// chunk streams and the count of events. Values are written verbatim.
+// diverged flag, the pending interrupts, the thread and run ids, where the
+// run lifecycle stands, the open constructs (text messages, reasoning
+// messages and tool calls that take content), the open chunk streams and
+// the count of events. Values are written verbatim.
 // Subscribers and Options are not part of it. [Restore] reads it back. Do
 // not depend on its layout; its "format" member names the version. It
 // takes no lock, so a subscriber may checkpoint after each change.
@@ -27,26 +31,32 @@ func (v *view) checkpoint() []byte {
 	chunks := make([]*jsonv.Node, len(v.chunks))
 	for i, s := range v.chunks {
 		chunks[i] = jsonv.NewObjectOf([]string{"lane", "kind", "id", "role", "name", "parent"},
-			jsonv.NewString(s.lane), jsonv.NewString(s.kind.eventType()), jsonv.NewString(s.id),
+			jsonv.NewString(s.lane), jsonv.NewString(s.kind.chunkType()), jsonv.NewString(s.id),
 			optString(s.role, s.hasRole), optString(s.name, s.hasName), optString(s.parent, s.hasParent))
+	}
+	open := make([]*jsonv.Node, len(v.open))
+	for i, c := range v.open {
+		open[i] = jsonv.NewObjectOf([]string{"kind", "id"}, jsonv.NewString(c.kind.String()), jsonv.NewString(c.id))
 	}
 	interrupts := v.interrupts
 	if interrupts == nil {
 		interrupts = []*jsonv.Node{}
 	}
 	return jsonv.Marshal(jsonv.NewObject(
-		[]string{"format", "events", "threadId", "runId", "diverged", "state", "messages", "interrupts", "chunks"},
+		[]string{"format", "events", "threadId", "runId", "run", "diverged", "state", "messages", "interrupts", "open", "chunks"},
 		[]*jsonv.Node{jsonv.NewString(checkpointVersion), jsonv.NewNumber(strconv.Itoa(v.events)),
-			jsonv.NewString(v.threadID), jsonv.NewString(v.runID), jsonv.NewBool(v.diverged), v.state,
-			encodeMessages(v.messages), jsonv.NewArray(interrupts), jsonv.NewArray(chunks)}))
+			jsonv.NewString(v.threadID), jsonv.NewString(v.runID), jsonv.NewString(runPhaseNames[v.run]), jsonv.NewBool(v.diverged), v.state,
+			encodeMessages(v.messages), jsonv.NewArray(interrupts), jsonv.NewArray(open), jsonv.NewArray(chunks)}))
 }
 
 // Restore returns a Consumer that holds what checkpoint says, configured by
 // opts (nil means the defaults). Given the rest of a stream, it ends where
 // the Consumer that made the checkpoint would have ended. The limits and
-// ValidateState apply as they do to a run input. It returns an error
-// wrapping [ErrLimit] or [ErrStateRejected], or one saying that the data is
-// not a checkpoint.
+// ValidateState apply as they do to a run input. It refuses what no stream
+// could have made: an open construct that is not held where its events may
+// write, a chunk stream that no chunk could have opened, either of them
+// after the run ended. It returns an error wrapping [ErrLimit] or
+// [ErrStateRejected], or one saying that the data is not a checkpoint.
 func Restore(checkpoint []byte, opts *Options) (*Consumer, error) {
 	c := New(opts)
 	if err := c.restore(checkpoint); err != nil {
@@ -57,7 +67,7 @@ func Restore(checkpoint []byte, opts *Options) (*Consumer, error) {
 
 // restore loads a checkpoint into the new Consumer c.
 func (c *Consumer) restore(checkpoint []byte) error {
-	n, err := jsonv.Parse(checkpoint, c.opts.MaxDepth+2) // the state and messages sit two levels down
+	n, err := jsonv.Parse(checkpoint, c.opts.MaxDepth+envelopeDepth)
 	switch {
 	case errors.Is(err, jsonv.ErrTooDeep):
 		return fmt.Errorf("%w: %w", ErrLimit, err)
@@ -71,12 +81,17 @@ func (c *Consumer) restore(checkpoint []byte) error {
 		return fmt.Errorf("%w: format %s, want %q", errBadCheckpoint, jsonv.Quote(format), checkpointVersion)
 	}
 	eventsText := f.of("events", jsonv.Number).Text()
-	threadID, runID := f.str("threadId"), f.str("runId")
+	threadID, runID, phaseName := f.str("threadId"), f.str("runId"), f.str("run")
 	diverged := f.of("diverged", jsonv.False, jsonv.True).Kind() == jsonv.True
 	state := f.any("state")
-	msgs, interrupts, chunks := f.of("messages", jsonv.Array), f.of("interrupts", jsonv.Array), f.of("chunks", jsonv.Array)
+	msgs, interrupts := f.of("messages", jsonv.Array), f.of("interrupts", jsonv.Array)
+	open, chunks := f.of("open", jsonv.Array), f.of("chunks", jsonv.Array)
 	if f.err != nil {
 		return f.err
+	}
+	phase := slices.Index(runPhaseNames[:], phaseName)
+	if phase < 0 {
+		return fmt.Errorf("%w: \"run\" is %s, not one of %s", errBadCheckpoint, jsonv.Quote(phaseName), strings.Join(runPhaseNames[:], ", "))
 	}
 	events, err := strconv.Atoi(eventsText)
 	if err != nil || events < 0 || events > 1<<53 || strconv.Itoa(events) != eventsText {
@@ -96,25 +111,25 @@ func (c *Consumer) restore(checkpoint []byte) error {
 
 	t := c.begin(c.cur.Load())
 	t.next.state, t.next.diverged = state, diverged
-	t.next.threadID, t.next.runID = threadID, runID
+	t.next.threadID, t.next.runID, t.next.run = threadID, runID, runPhase(phase)
 	t.setMessages(ms)
 	for i, in := range interrupts.All() {
 		if in.Kind() != jsonv.Object {
 			return fmt.Errorf("%w: interrupt %d is %s, not an object", errBadCheckpoint, i, in.Kind().Phrase())
 		}
+		if _, ok := interruptID(in); !ok {
+			return fmt.Errorf("%w: interrupt %d has no \"id\"", errBadCheckpoint, i)
+		}
 		t.next.interrupts = append(t.next.interrupts, in)
 	}
-	lanes := make(map[string]bool)
-	for i, s := range chunks.All() {
-		cs, err := restoreChunk(s)
-		if err == nil && lanes[cs.lane] {
-			err = fmt.Errorf("%w: a second stream in lane %s", errBadCheckpoint, jsonv.Quote(cs.lane))
-		}
-		if err != nil {
-			return fmt.Errorf("%w (in chunk stream %d)", err, i)
-		}
-		lanes[cs.lane] = true
-		t.next.chunks = append(t.next.chunks, cs)
+	if err := t.restoreOpen(open); err != nil {
+		return err
+	}
+	if err := t.restoreChunks(chunks); err != nil {
+		return err
+	}
+	if ended := t.next.run == runFinished || t.next.run == runFailed; ended && len(t.next.open)+len(t.next.chunks) > 0 {
+		return fmt.Errorf("%w: an open construct or chunk stream after the run ended", errBadCheckpoint)
 	}
 	if err := c.check(t); err != nil {
 		return err
@@ -124,6 +139,62 @@ func (c *Consumer) restore(checkpoint []byte) error {
 	return nil
 }
 
+// restoreOpen reads the open constructs of a checkpoint into t, whose
+// messages are restored: each is held where its events may write, once.
+func (t *txn) restoreOpen(list *jsonv.Node) error {
+	for i, n := range list.All() {
+		if n.Kind() != jsonv.Object {
+			return fmt.Errorf("%w: open construct %d is %s, not an object", errBadCheckpoint, i, n.Kind().Phrase())
+		}
+		f := &fields{n: n, kind: errBadCheckpoint}
+		kind, id := f.str("kind"), f.id("id")
+		named := slices.Index(constructNames[:], kind)
+		k := constructKind(max(named, 0))
+		switch {
+		case f.err != nil:
+		case named <= 0:
+			f.fail("unknown kind %s", jsonv.Quote(kind))
+		case t.isOpen(k, id):
+			f.fail("%s %s is open twice", k, jsonv.Quote(id))
+		default:
+			if err := t.reachable(construct{k, id}); err != nil {
+				f.fail("%s %s is open, but %v", k, jsonv.Quote(id), err)
+			}
+		}
+		if f.err != nil {
+			return fmt.Errorf("%w (in open construct %d)", f.err, i)
+		}
+		t.openConstruct(k, id)
+	}
+	return nil
+}
+
+// restoreChunks reads the open chunk streams of a checkpoint into t: at
+// most one a lane and one a construct, each as a chunk could open it.
+func (t *txn) restoreChunks(list *jsonv.Node) error {
+	for i, n := range list.All() {
+		s, err := restoreChunk(n)
+		if err == nil {
+			for _, o := range t.next.chunks {
+				if o.lane == s.lane {
+					err = fmt.Errorf("%w: a second stream in lane %s", errBadCheckpoint, jsonv.Quote(s.lane))
+				} else if o.kind == s.kind && o.id == s.id {
+					err = fmt.Errorf("%w: a second stream of %s %s", errBadCheckpoint, s.kind, jsonv.Quote(s.id))
+				}
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("%w (in chunk stream %d)", err, i)
+		}
+		t.next.chunks = append(t.next.chunks, s)
+	}
+	return nil
+}
+
+// restoreChunk reads one chunk stream as Checkpoint writes it. A text
+// stream has a role of a text message and no parent, a reasoning stream
+// none of role, name and parent, a tool call stream a name and no role:
+// what opening a stream of its kind makes.
 func restoreChunk(n *jsonv.Node) (chunkStream, error) {
 	var s chunkStream
 	if n.Kind() != jsonv.Object {
@@ -136,8 +207,16 @@ func restoreChunk(n *jsonv.Node) (chunkStream, error) {
 	s.role, s.hasRole = f.optStr("role")
 	s.name, s.hasName = f.optStr("name")
 	s.parent, s.hasParent = f.optStr("parent")
-	if f.err == nil && s.kind == 0 {
+	switch {
+	case f.err != nil:
+	case s.kind == 0:
 		f.fail("unknown kind %s", jsonv.Quote(kind))
+	case s.kind == textConstruct && (!s.hasRole || !textWriter.writes(s.role) || s.hasParent):
+		f.fail("a text message stream has a role of a text message, and no parent")
+	case s.kind == reasoningConstruct && (s.hasRole || s.hasName || s.hasParent):
+		f.fail("a reasoning message stream has no role, name or parent")
+	case s.kind == toolConstruct && (!s.hasName || s.hasRole):
+		f.fail("a tool call stream has a name and no role")
 	}
 	return s, f.err
 }

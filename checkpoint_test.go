@@ -97,6 +97,7 @@ func TestCheckpointKeepsEverything(t *testing.T) {
 		`{"type":"STATE_DELTA","delta":[{"op":"remove","path":"/missing"}]}`,
 		`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","role":"assistant","delta":"Hel"}`,
 		`{"type":"RUN_FINISHED","threadId":"t1","runId":"r1","outcome":{"type":"interrupt","interrupts":[{"id":"i1","reason":"approve","x":1.50}]}}`,
+		`{"type":"RUN_STARTED","threadId":"t1","runId":"r2"}`,
 		`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m2","delta":"open"}`,
 	} {
 		require.NoError(t, c.Apply([]byte(ev)))
@@ -114,7 +115,7 @@ func TestCheckpointKeepsEverything(t *testing.T) {
 	err = r.Apply([]byte(`{"type":"STATE_DELTA"}`))
 	var ee *EventError
 	require.ErrorAs(t, err, &ee)
-	assert.Equal(t, 8, ee.Position, "event positions go on from the checkpoint")
+	assert.Equal(t, 9, ee.Position, "event positions go on from the checkpoint")
 }
 
 func TestRestoreRejects(t *testing.T) {
@@ -126,14 +127,16 @@ func TestRestoreRejects(t *testing.T) {
 	}{
 		{"not JSON", `{`, "invalid JSON"},
 		{"not an object", `[]`, "a checkpoint is an object"},
-		{"other format", strings.Replace(good, "aguistate-checkpoint/1", "aguistate-checkpoint/9", 1), "unknown version"},
+		{"other format", strings.Replace(good, checkpointVersion, "aguistate-checkpoint/9", 1), "unknown version"},
 		{"no state", strings.Replace(good, `"state":{},`, ``, 1), "state is required"},
 		{"negative events", strings.Replace(good, `"events":0`, `"events":-1`, 1), "a count"},
 		{"duplicate ids", strings.Replace(good, `"messages":[]`, `"messages":[{"id":"a","role":"user"},{"id":"a","role":"user"}]`, 1), "ids are unique"},
 		{"bad chunk", strings.Replace(good, `"chunks":[]`, `"chunks":[{"lane":"","kind":"NOPE","id":"m"}]`, 1), "unknown chunk kind"},
 		{"huge events", strings.Replace(good, `"events":0`, `"events":9223372036854775807`, 1), "a count a Consumer can reach"},
 		{"negative zero events", strings.Replace(good, `"events":0`, `"events":-0`, 1), "written as Checkpoint writes it"},
+		{"unknown run phase", strings.Replace(good, `"run":"none"`, `"run":"over"`, 1), "the run lifecycle has four phases"},
 		{"interrupt not an object", strings.Replace(good, `"interrupts":[]`, `"interrupts":[1]`, 1), "interrupts are objects"},
+		{"interrupt without an id", strings.Replace(good, `"interrupts":[]`, `"interrupts":[{"reason":"x"}]`, 1), "no stream makes an interrupt without an id pending"},
 		{"two streams in a lane", strings.Replace(good, `"chunks":[]`, `"chunks":[{"lane":"","kind":"TEXT_MESSAGE_CHUNK","id":"m"},{"lane":"","kind":"TOOL_CALL_CHUNK","id":"t"}]`, 1), "one open stream per lane"},
 		{"empty chunk id", strings.Replace(good, `"chunks":[]`, `"chunks":[{"lane":"","kind":"TEXT_MESSAGE_CHUNK","id":""}]`, 1), "ids are not empty"},
 	}

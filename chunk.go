@@ -26,56 +26,41 @@ import (
 //     parentMessageId it repeats must equal the stream's (else fatal).
 //   - Otherwise it closes the lane's stream and opens a new one, which needs
 //     an id (and, for a tool call, a toolCallName; else fatal), applying the
-//     START the reference synthesizes: role defaults to "assistant".
+//     START the reference synthesizes (role defaults to "assistant"), unless
+//     the construct with that id is open already: then it goes on with it.
 //   - A delta (or rawEvent) is then applied as CONTENT or ARGS.
 //   - Other events close streams before they apply, as the chunks column of
-//     the eventTypes table says.
+//     the eventTypes table says, skipped events included.
 //
-// Closing a stream changes no message: the END the reference synthesizes
-// carries no metadata. The open streams are Consumer state (view.chunks), so
-// that a fatal chunk leaves them as they were.
-
-// chunkKind is the kind of a chunk stream.
-type chunkKind uint8
-
-const (
-	chunkText chunkKind = iota + 1
-	chunkReasoning
-	chunkTool
-)
+// Closing a stream changes no message, and leaves its construct open (see
+// construct.go): the END the reference synthesizes carries no metadata, and
+// a later chunk naming the id reopens the message there. The open streams
+// are Consumer state (view.chunks), so that a fatal chunk leaves them as
+// they were.
 
 // chunkEventTypes names each kind of chunk stream by its event type.
-var chunkEventTypes = [...]string{chunkText: "TEXT_MESSAGE_CHUNK", chunkReasoning: "REASONING_MESSAGE_CHUNK", chunkTool: "TOOL_CALL_CHUNK"}
+var chunkEventTypes = [...]string{textConstruct: "TEXT_MESSAGE_CHUNK", reasoningConstruct: "REASONING_MESSAGE_CHUNK", toolConstruct: "TOOL_CALL_CHUNK"}
 
-// eventType returns the type of the events that make a stream of kind k.
-func (k chunkKind) eventType() string { return chunkEventTypes[k] }
+// chunkType returns the type of the chunk events that stream a construct of
+// kind k.
+func (k constructKind) chunkType() string { return chunkEventTypes[k] }
 
 // chunkKindOf returns the kind of the chunk streams that events of type typ
 // make, or 0 when typ is not a chunk event type.
-func chunkKindOf(typ string) chunkKind {
+func chunkKindOf(typ string) constructKind {
 	for k, name := range chunkEventTypes {
 		if name == typ && name != "" {
-			return chunkKind(k)
+			return constructKind(k)
 		}
 	}
 	return 0
-}
-
-func (k chunkKind) String() string {
-	switch k {
-	case chunkText:
-		return "text message"
-	case chunkReasoning:
-		return "reasoning message"
-	}
-	return "tool call"
 }
 
 // chunkStream is an open chunk stream, or the stream a chunk describes. It
 // is never changed once it is in a view.
 type chunkStream struct {
 	lane string // subagentRunId of the lane, "" for the parent agent
-	kind chunkKind
+	kind constructKind
 	id   string // messageId or toolCallId
 
 	role, name, parent          string // text: role, name; tool: toolCallName, parentMessageId
@@ -97,7 +82,7 @@ type chunk struct {
 
 // readChunk parses the fields common to the chunk events; idName names the
 // id member.
-func readChunk(f *fields, kind chunkKind, idName string) chunk {
+func readChunk(f *fields, kind constructKind, idName string) chunk {
 	c := chunk{chunkStream: chunkStream{kind: kind}}
 	c.id, c.hasID = f.optID(idName)
 	c.sub, c.hasSub = f.optStr("subagentRunId")
@@ -115,8 +100,10 @@ func readChunk(f *fields, kind chunkKind, idName string) chunk {
 // textChunk applies TEXT_MESSAGE_CHUNK.
 func (t *txn) textChunk(ev *jsonv.Node) error {
 	f := eventFields(ev)
-	c := readChunk(f, chunkText, "messageId")
-	c.role, c.hasRole = f.optStr("role")
+	c := readChunk(f, textConstruct, "messageId")
+	if _, ok := f.optStr("role"); ok {
+		c.role, c.hasRole = textRole(f), true
+	}
 	c.name, c.hasName = f.optStr("name")
 	if f.err != nil {
 		return f.err
@@ -127,7 +114,7 @@ func (t *txn) textChunk(ev *jsonv.Node) error {
 // reasoningChunk applies REASONING_MESSAGE_CHUNK.
 func (t *txn) reasoningChunk(ev *jsonv.Node) error {
 	f := eventFields(ev)
-	c := readChunk(f, chunkReasoning, "messageId")
+	c := readChunk(f, reasoningConstruct, "messageId")
 	if f.err != nil {
 		return f.err
 	}
@@ -137,7 +124,7 @@ func (t *txn) reasoningChunk(ev *jsonv.Node) error {
 // toolChunk applies TOOL_CALL_CHUNK.
 func (t *txn) toolChunk(ev *jsonv.Node) error {
 	f := eventFields(ev)
-	c := readChunk(f, chunkTool, "toolCallId")
+	c := readChunk(f, toolConstruct, "toolCallId")
 	c.name, c.hasName = f.optStr("toolCallName")
 	c.parent, c.hasParent = f.optStr("parentMessageId")
 	if f.err != nil {
@@ -153,7 +140,7 @@ func (t *txn) applyChunk(c chunk, idName string) error {
 		return err
 	}
 	s, open := t.stream(lane)
-	opened := false
+	started := false
 	if open && s.kind == c.kind && (!c.hasID || c.id == s.id) {
 		if err := s.continues(c.chunkStream); err != nil {
 			return err
@@ -161,25 +148,28 @@ func (t *txn) applyChunk(c chunk, idName string) error {
 	} else {
 		t.closeLane(lane)
 		if !c.hasID {
-			return fmt.Errorf("%w: the first %s chunk of a stream has no %q", ErrMalformedEvent, c.kind, idName)
+			return fmt.Errorf("%w: the first %s chunk of a stream has no %q (any event of another type, skipped or not, ends its lane's stream)",
+				ErrMalformedEvent, c.kind, idName)
 		}
-		if c.kind == chunkTool && !c.hasName {
+		if c.kind == toolConstruct && !c.hasName {
 			return fmt.Errorf("%w: the first tool call chunk of a stream has no \"toolCallName\"", ErrMalformedEvent)
 		}
 		s = c.chunkStream
 		s.lane = lane
-		if s.kind == chunkText && !s.hasRole {
+		if s.kind == textConstruct && !s.hasRole {
 			s.role, s.hasRole = roleAssistant, true
 		}
 		t.openStream(s)
-		t.startChunk(s, c)
-		opened = true
+		if !t.isOpen(s.kind, s.id) { // else the stream goes on with the open construct
+			t.startChunk(s, c)
+			started = true
+		}
 	}
-	if c.hasDelta || c.raw || (!opened && (c.meta != nil || c.subNull)) {
-		if c.kind == chunkTool {
+	if c.hasDelta || c.raw || (!started && (c.meta != nil || c.subNull)) {
+		if c.kind == toolConstruct {
 			t.appendToolArgs(s.id, c.delta, c.meta)
 		} else {
-			t.appendText(s.id, c.delta, c.meta)
+			t.appendText(c.kind, s.id, c.delta, c.meta)
 		}
 	}
 	return nil
@@ -189,10 +179,10 @@ func (t *txn) applyChunk(c chunk, idName string) error {
 func (t *txn) startChunk(s chunkStream, c chunk) {
 	sub := optString(c.sub, c.hasSub)
 	switch s.kind {
-	case chunkText:
-		t.openText(s.id, s.role, optString(s.name, s.hasName), sub, c.meta)
-	case chunkReasoning:
-		t.openText(s.id, roleReasoning, nil, sub, c.meta)
+	case textConstruct:
+		t.openText(textConstruct, s.id, s.role, optString(s.name, s.hasName), sub, c.meta)
+	case reasoningConstruct:
+		t.openText(reasoningConstruct, s.id, roleReasoning, nil, sub, c.meta)
 	default:
 		t.startToolCall(s.id, s.name, s.parent, sub, c.meta)
 	}
@@ -213,7 +203,7 @@ func (s chunkStream) continues(c chunkStream) error {
 			ErrMalformedEvent, s.kind, jsonv.Quote(s.id), what, jsonv.Quote(got), shown)
 	}
 	nameField := "name"
-	if s.kind == chunkTool {
+	if s.kind == toolConstruct {
 		nameField = "toolCallName"
 	}
 	if err := check("role", c.role, c.hasRole, s.role, s.hasRole); err != nil {

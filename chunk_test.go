@@ -264,11 +264,12 @@ func TestChunkLanes(t *testing.T) {
 		},
 		{
 			name:     "tool chunk on an existing call",
-			reason:   "the synthesized START is skipped (decision 2) and warned about; the ARGS still append",
+			reason:   "the synthesized START is a replay (construct rule), so the ARGS of the same chunk are skipped too: one warning, the first reason",
 			messages: `[{"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{"}}]}]`,
 			events:   []string{`{"type":"TOOL_CALL_CHUNK","toolCallId":"c1","toolCallName":"f","delta":"}"}`},
-			want:     `[{"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]}]`,
+			want:     `[{"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{"}}]}]`,
 			warn:     []error{ErrNoTarget},
+			warnText: []string{`tool call "c1" is held already: a start that names it is a replay`},
 		},
 		{
 			name:   "delta of the wrong type",

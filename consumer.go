@@ -37,7 +37,9 @@ type view struct {
 	events   int // events given to Apply so far, rejected ones included
 
 	threadID, runID string        // of the last run started, "" before one
+	run             runPhase      // where the thread is in the run lifecycle
 	interrupts      []*jsonv.Node // pending interrupts of the last run; never edited
+	open            []construct   // open constructs, in the order they opened; never edited
 	chunks          []chunkStream // open chunk streams, one per lane; never edited
 }
 
@@ -74,10 +76,16 @@ func (c *Consumer) Diverged() bool { return c.cur.Load().diverged }
 
 // Apply applies one event, given as its JSON text in the AG-UI wire form.
 //
-// It returns nil when the event was applied, passed over or skipped. A
-// skipped event changes nothing. Subscribers ([Change].Warning) and
-// [Options].Logger get its warning, which wraps [ErrPatchFailed],
-// [ErrStateRejected] or [ErrNoTarget].
+// It returns nil when the event was applied, passed over or skipped.
+// Subscribers ([Change].Warning) and [Options].Logger get a skipped
+// event's warning, which wraps [ErrPatchFailed], [ErrStateRejected] or
+// [ErrNoTarget]. A skipped event changes nothing but the count of events
+// and its framing: the chunk streams that an event of its type closes (a
+// chunk event still opens or goes on with its own), as the reference
+// client's chunk expansion does before it applies an event; and the
+// diverged flag, which a failed STATE_DELTA or a refused state sets. One
+// event applies in part: a RUN_STARTED whose input's state ValidateState
+// refuses starts its run without that state.
 //
 // A fatal event returns an *[EventError] wrapping [ErrMalformedEvent] or
 // [ErrLimit]. The Consumer is then as it was before the event, but for the
@@ -146,9 +154,30 @@ func (c *Consumer) step(old *view, ev *Event, text []byte) (*txn, error) {
 		if !errors.Is(err, ErrStateRejected) {
 			return nil, err
 		}
-		t = c.begin(old) // the whole event is skipped
-		t.warn, t.next.diverged = err, true
+		return c.rejected(old, *ev, err)
 	}
+	return t, nil
+}
+
+// rejected returns the work of an event whose state ValidateState refused
+// (why). The event is skipped but for its framing: the chunk streams an
+// event of its type closes. A RUN_STARTED still starts its run, without its
+// input's state, so that the rest of the run applies. Either way the state
+// is marked diverged.
+func (c *Consumer) rejected(old *view, ev Event, why error) (*txn, error) {
+	t := c.begin(old)
+	if in := ev.v.Get("input"); ev.Type == "RUN_STARTED" && in != nil && in.Kind() == jsonv.Object {
+		ev.v = jsonv.WithMember(ev.v, "input", jsonv.WithoutMember(in, "state"))
+		if err := t.dispatch(ev); err != nil {
+			return nil, err
+		}
+		if err := c.check(t); err != nil {
+			return nil, err
+		}
+	} else if err := t.closeChunks(eventTypes[ev.Type].chunks, ev.v); err != nil {
+		return nil, err
+	}
+	t.warn, t.next.diverged = why, true
 	return t, nil
 }
 

@@ -281,19 +281,14 @@ func TestValidateState(t *testing.T) {
 		}
 		return nil
 	}})
-	var warnings []error
-	c.Subscribe(func(ch Change) {
-		if ch.Warning != nil {
-			warnings = append(warnings, ch.Warning)
-		}
-	})
+	warnings := warningsOf(c)
 	require.NoError(t, startRun(c, `{"state":{"count":1}}`))
 	require.NoError(t, c.Apply([]byte(`{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/count","value":-5}]}`)))
 	assert.Equal(t, `{"count":1}`, c.State().String(), "the rejected state was not committed")
 	assert.True(t, c.Diverged())
-	require.Len(t, warnings, 1)
-	assert.ErrorIs(t, warnings[0], ErrStateRejected)
-	assert.ErrorIs(t, warnings[0], errNegative, "the hook's error is wrapped")
+	require.Len(t, warnings(), 1)
+	assert.ErrorIs(t, warnings()[0], ErrStateRejected)
+	assert.ErrorIs(t, warnings()[0], errNegative, "the hook's error is wrapped")
 	require.NoError(t, c.Apply([]byte(`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m","role":"user"}]}`)))
 	require.NoError(t, c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"count":2}}`)))
 	assert.False(t, c.Diverged(), "a valid snapshot ends the divergence")

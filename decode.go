@@ -32,12 +32,15 @@ import (
 //   - A member that names no field of its struct is an error, as with
 //     [json.Decoder.DisallowUnknownFields]. [Value.DecodeLenient] ignores
 //     it instead.
-//   - A number that a float cannot hold exactly is an error, not rounded:
-//     0.1 decodes into a float64, 9007199254740993 does not. The test is
-//     that the float's shortest decimal form has the number's exact value.
-//     It applies wherever encoding/json makes a float, an interface{}
-//     included. Decode into [json.Number] or an integer type to keep more
-//     digits. Types with their own UnmarshalJSON or UnmarshalText, and
+//   - A number decodes by its exact value, whatever its spelling, and only
+//     when that value fits the Go type: never rounded, never cut. Into an
+//     integer type, 25419.0, 1.5e3, 1E2 and -0.0 decode (as 25419, 1500,
+//     100 and 0); 1.5 and 1e30 are errors. Into a float, 0.1 decodes (the
+//     float's shortest decimal form has the number's exact value) and
+//     9007199254740993 is an error. This holds for every integer and float
+//     kind, wherever encoding/json makes one: struct fields, slices, maps
+//     and, for floats, an interface{}. Decode into [json.Number] to keep
+//     the text. Types with their own UnmarshalJSON or UnmarshalText, and
 //     ",string" fields, see the text as sent and are not checked.
 //
 // Every error names the pointer. It may be a pointer that names nothing, a
@@ -73,7 +76,7 @@ func (v Value) decode(pointer string, dst any, strict bool) error {
 	if err != nil {
 		return err
 	}
-	if err := checkFloats(n, tokens, dst); err != nil {
+	if n, err = checkNumbers(n, tokens, dst); err != nil {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(jsonv.Marshal(n)))
@@ -90,24 +93,27 @@ func (v Value) decode(pointer string, dst any, strict bool) error {
 	return nil
 }
 
-// checkFloats reports the first number in n that encoding/json would round
-// on its way into dst. It walks n together with the Go value (or, where
-// there is none yet, the type) that encoding/json would decode it into, so
-// that only numbers bound for a float are checked. Everything else,
-// including values of the wrong type for their destination, is left to
-// encoding/json.
-func checkFloats(n *jsonv.Node, tokens []string, dst any) error {
+// checkNumbers applies the number rule to n on its way into dst. It walks
+// n together with the Go value (or, where there is none yet, the type) that
+// encoding/json would decode it into. A number bound for a float must have
+// the float's exact value, or it reports the first that would be rounded.
+// A number bound for an integer whose exact value is an integer that fits
+// is rewritten to its plain digits ("1.5e3" to "1500"), which encoding/json
+// then reads; any other is left for encoding/json to refuse. Everything
+// else, values of the wrong type for their destination included, is left
+// to encoding/json. It returns n with those numbers rewritten.
+func checkNumbers(n *jsonv.Node, tokens []string, dst any) (*jsonv.Node, error) {
 	rv := reflect.ValueOf(dst)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return nil // encoding/json reports an InvalidUnmarshalError
+		return n, nil // encoding/json reports an InvalidUnmarshalError
 	}
-	w := floatWalker{path: slices.Clip(tokens), base: len(tokens)}
+	w := numberWalker{path: slices.Clip(tokens), base: len(tokens)}
 	return w.walk(n, rv.Type(), rv)
 }
 
-// floatWalker holds the reference tokens of the value being checked; the
+// numberWalker holds the reference tokens of the value being checked; the
 // first base of them are the caller's pointer.
-type floatWalker struct {
+type numberWalker struct {
 	path []string
 	base int
 }
@@ -118,14 +124,15 @@ var (
 	numberType          = reflect.TypeFor[json.Number]()
 )
 
-// walk checks n against type t. v is the Go value of type t that
-// encoding/json would decode into, or the zero reflect.Value when that value
-// does not exist yet (a nil pointer, a new map value, a slice element past
-// the end); it matters only for interfaces holding pointers, which
-// encoding/json decodes through.
-func (w *floatWalker) walk(n *jsonv.Node, t reflect.Type, v reflect.Value) error {
+// walk checks n against type t, and returns n with the numbers bound for
+// integers rewritten. v is the Go value of type t that encoding/json would
+// decode into, or the zero reflect.Value when that value does not exist yet
+// (a nil pointer, a new map value, a slice element past the end); it
+// matters only for interfaces holding pointers, which encoding/json decodes
+// through.
+func (w *numberWalker) walk(n *jsonv.Node, t reflect.Type, v reflect.Value) (*jsonv.Node, error) {
 	if n.Kind() == jsonv.Null || t == numberType || unmarshals(t) {
-		return nil
+		return n, nil
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
@@ -140,12 +147,17 @@ func (w *floatWalker) walk(n *jsonv.Node, t reflect.Type, v reflect.Value) error
 			}
 		}
 		if t.NumMethod() > 0 {
-			return nil // encoding/json cannot decode into it
+			return n, nil // encoding/json cannot decode into it
 		}
-		return w.walkAny(n)
+		return n, w.walkAny(n)
 	case reflect.Float32, reflect.Float64:
 		if n.Kind() == jsonv.Number {
-			return w.checkNumber(n.Text(), t.Bits())
+			return n, w.checkNumber(n.Text(), t.Bits())
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if n.Kind() == jsonv.Number {
+			return integerNumber(n, t), nil
 		}
 	case reflect.Struct:
 		if n.Kind() == jsonv.Object {
@@ -153,36 +165,108 @@ func (w *floatWalker) walk(n *jsonv.Node, t reflect.Type, v reflect.Value) error
 		}
 	case reflect.Map:
 		if n.Kind() == jsonv.Object {
+			out := rebuild{n: n}
 			for i := range n.Len() {
 				name, val := n.Member(i)
-				if err := w.child(name, val, t.Elem(), reflect.Value{}); err != nil {
-					return err
+				c, err := w.child(name, val, t.Elem(), reflect.Value{})
+				if err != nil {
+					return nil, err
 				}
+				out.set(i, c)
 			}
+			return out.node(), nil
 		}
 	case reflect.Slice, reflect.Array:
 		if n.Kind() != jsonv.Array {
-			return nil
+			return n, nil
 		}
+		out := rebuild{n: n}
 		for i := range n.Len() {
 			var ev reflect.Value
 			switch {
 			case t.Kind() == reflect.Array && i >= t.Len():
-				return nil // encoding/json drops the extra elements
+				return out.node(), nil // encoding/json drops the extra elements
 			case v.IsValid() && i < v.Len():
 				ev = v.Index(i)
 			}
-			if err := w.child(strconv.Itoa(i), n.Elem(i), t.Elem(), ev); err != nil {
-				return err
+			c, err := w.child(strconv.Itoa(i), n.Elem(i), t.Elem(), ev)
+			if err != nil {
+				return nil, err
 			}
+			out.set(i, c)
+		}
+		return out.node(), nil
+	}
+	return n, nil
+}
+
+// integerNumber returns the number n for an integer of type t: its plain
+// digits when its exact value is an integer that fits t, and n itself
+// otherwise, for encoding/json to refuse with its own text.
+func integerNumber(n *jsonv.Node, t reflect.Type) *jsonv.Node {
+	text, ok := jsonv.IntegerText(n.Text(), 20) // 20 digits hold every uint64
+	if !ok || text == n.Text() {
+		return n
+	}
+	var err error
+	if t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uintptr {
+		_, err = strconv.ParseUint(text, 10, t.Bits())
+	} else {
+		_, err = strconv.ParseInt(text, 10, t.Bits())
+	}
+	if err != nil {
+		return n
+	}
+	return jsonv.NewNumber(text)
+}
+
+// rebuild is a container being walked: it copies the container's children
+// at the first one the walk rewrites, and only then.
+type rebuild struct {
+	n    *jsonv.Node
+	vals []*jsonv.Node
+}
+
+// set records that child i of the container is now c.
+func (r *rebuild) set(i int, c *jsonv.Node) {
+	if r.vals == nil {
+		if c == r.child(i) {
+			return
+		}
+		r.vals = make([]*jsonv.Node, r.n.Len())
+		for j := range r.vals {
+			r.vals[j] = r.child(j)
 		}
 	}
-	return nil
+	r.vals[i] = c
+}
+
+func (r *rebuild) child(i int) *jsonv.Node {
+	if r.n.Kind() == jsonv.Array {
+		return r.n.Elem(i)
+	}
+	_, v := r.n.Member(i)
+	return v
+}
+
+// node returns the container with its rewritten children.
+func (r *rebuild) node() *jsonv.Node {
+	switch {
+	case r.vals == nil:
+		return r.n
+	case r.n.Kind() == jsonv.Array:
+		return jsonv.NewArray(r.vals)
+	}
+	names := make([]string, r.n.Len())
+	for i := range names {
+		names[i], _ = r.n.Member(i)
+	}
+	return jsonv.NewObject(names, r.vals)
 }
 
 // walkAny checks n as encoding/json decodes it into an empty interface:
 // every number becomes a float64.
-func (w *floatWalker) walkAny(n *jsonv.Node) error {
+func (w *numberWalker) walkAny(n *jsonv.Node) error {
 	switch n.Kind() {
 	case jsonv.Number:
 		return w.checkNumber(n.Text(), 64)
@@ -212,8 +296,9 @@ func (w *floatWalker) walkAny(n *jsonv.Node) error {
 // walkStruct checks each member of object n against the struct field that
 // encoding/json decodes it into. Members that name no field are left to
 // encoding/json, which rejects them.
-func (w *floatWalker) walkStruct(n *jsonv.Node, t reflect.Type, v reflect.Value) error {
+func (w *numberWalker) walkStruct(n *jsonv.Node, t reflect.Type, v reflect.Value) (*jsonv.Node, error) {
 	fields := cachedFields(t)
+	out := rebuild{n: n}
 	for i := range n.Len() {
 		name, val := n.Member(i)
 		f := fields.find(name)
@@ -224,26 +309,28 @@ func (w *floatWalker) walkStruct(n *jsonv.Node, t reflect.Type, v reflect.Value)
 		if v.IsValid() {
 			fv, _ = v.FieldByIndexErr(f.index) // invalid through a nil embedded pointer
 		}
-		if err := w.child(name, val, f.typ, fv); err != nil {
-			return err
+		c, err := w.child(name, val, f.typ, fv)
+		if err != nil {
+			return nil, err
 		}
+		out.set(i, c)
 	}
-	return nil
+	return out.node(), nil
 }
 
 // child walks the value of member or element name of the current value.
-func (w *floatWalker) child(name string, n *jsonv.Node, t reflect.Type, v reflect.Value) error {
+func (w *numberWalker) child(name string, n *jsonv.Node, t reflect.Type, v reflect.Value) (*jsonv.Node, error) {
 	w.path = append(w.path, name)
-	err := w.walk(n, t, v)
+	c, err := w.walk(n, t, v)
 	w.path = w.path[:len(w.path)-1]
-	return err
+	return c, err
 }
 
 // checkNumber reports whether the number literal lit survives the trip into
 // a float of the given bits: the shortest decimal that the float prints as
 // must have the literal's exact value. A literal out of the float's range is
 // left to encoding/json, which rejects it.
-func (w *floatWalker) checkNumber(lit string, bits int) error {
+func (w *numberWalker) checkNumber(lit string, bits int) error {
 	f, err := strconv.ParseFloat(lit, bits)
 	if err != nil {
 		return nil

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/aguistate/aguistate/internal/jsonv"
@@ -423,6 +424,7 @@ func FuzzDecode(f *testing.F) {
 		{`{"a/b":{"m~n":[0.5]}}`, "/a~1b/m~0n"},
 		{`[1,"x",null,true,{"":{}}]`, "/4/"},
 		{`"\ud800"`, ""},
+		{`[25419.0,1.5e3,1E2,-0.0,25419,1.5,1e30]`, ""},
 	} {
 		f.Add(s.doc, s.pointer)
 	}
@@ -435,6 +437,15 @@ func FuzzDecode(f *testing.F) {
 		var target fuzzTarget
 		if err := v.Decode(pointer, &target); err != nil && !errors.Is(err, errDecode) {
 			t.Fatalf("struct: error does not wrap errDecode: %v", err)
+		}
+		var ints []int64
+		if v.Decode(pointer, &ints) == nil {
+			sub, _ := jsonv.Resolve(n, mustTokens(t, pointer))
+			for i, x := range ints {
+				if !jsonv.NumberEqual(strconv.FormatInt(x, 10), sub.Elem(i).Text()) {
+					t.Fatalf("element %d: %s decoded as %d", i, sub.Elem(i).Text(), x)
+				}
+			}
 		}
 		var out any
 		err = v.Decode(pointer, &out)
@@ -484,4 +495,95 @@ func TestValueDecodeLenient(t *testing.T) {
 	var f float64
 	assert.ErrorContains(t, v.DecodeLenient("/big", &f), "does not fit a float64 exactly", "numbers are checked as Decode checks them")
 	assert.ErrorContains(t, v.DecodeLenient("/missing", &f), `cannot decode "/missing"`)
+}
+
+func mustTokens(t testing.TB, pointer string) []string {
+	t.Helper()
+	tokens, err := jsonv.ParsePointer(pointer)
+	require.NoError(t, err)
+	return tokens
+}
+
+// TestDecodeNumberRule checks the number rule (issue 8, kind 5) for every
+// integer and float kind: a number decodes when its exact value fits the
+// type, whatever its spelling, and is refused when it would be rounded or
+// overflow.
+func TestDecodeNumberRule(t *testing.T) {
+	t.Parallel()
+	kinds := []any{int(0), int8(0), int16(0), int32(0), int64(0), uint(0), uint8(0), uint16(0), uint32(0), uint64(0), uintptr(0), float32(0), float64(0)}
+	type row struct {
+		lit    string
+		want   string // the value, when it fits
+		fits   func(k reflect.Kind) bool
+		reason string
+	}
+	isFloat := func(k reflect.Kind) bool { return k == reflect.Float32 || k == reflect.Float64 }
+	all := func(reflect.Kind) bool { return true }
+	signed := func(k reflect.Kind) bool { return k < reflect.Uint || k > reflect.Uintptr }
+	notByte := func(k reflect.Kind) bool { return k != reflect.Int8 && k != reflect.Uint8 }
+	rows := []row{
+		{"100", "100", all, "the plain spelling"},
+		{"100.0", "100", all, "a zero fraction"},
+		{"1E2", "100", all, "an exponent, capital E"},
+		{"1e+2", "100", all, "a signed exponent"},
+		{"10000e-2", "100", all, "a negative exponent that leaves an integer"},
+		{"-0.0", "0", all, "negative zero is zero, for unsigned types too"},
+		{"-0", "0", all, "negative zero without a fraction"},
+		{"0e999999999999", "0", all, "zero with a huge exponent"},
+		{"-5.0", "-5", signed, "negative values fit signed types and floats only"},
+		{"1.5e3", "1500", notByte, "1500 overflows the 8-bit types"},
+		{"25419.0", "25419", notByte, "issue 8's daily average"},
+		{"4e4", "40000", func(k reflect.Kind) bool { return notByte(k) && k != reflect.Int16 }, "int16 stops at 32767"},
+		{"1.5", "1.5", isFloat, "a fraction fits only a float"},
+		{"1e30", "1e30", isFloat, "overflows every integer; each float's shortest form of it is 1e+30"},
+		{"1e99999999999999999999", "", func(reflect.Kind) bool { return false }, "overflows every type"},
+		{"9007199254740993", "9007199254740993", func(k reflect.Kind) bool {
+			return k == reflect.Int || k == reflect.Int64 || k == reflect.Uint || k == reflect.Uint64 || k == reflect.Uintptr
+		}, "2^53+1 fits 64-bit integers, and a float would round it"},
+	}
+	for _, r := range rows {
+		for _, k := range kinds {
+			typ := reflect.TypeOf(k)
+			t.Run(r.lit+" into "+typ.String(), func(t *testing.T) {
+				dst := reflect.New(typ)
+				err := valueOf(mustParse(t, r.lit)).Decode("", dst.Interface())
+				if !r.fits(typ.Kind()) {
+					assert.Error(t, err, r.reason)
+					return
+				}
+				require.NoError(t, err, r.reason)
+				var got string
+				switch v := dst.Elem(); {
+				case v.CanInt():
+					got = strconv.FormatInt(v.Int(), 10)
+				case v.CanUint():
+					got = strconv.FormatUint(v.Uint(), 10)
+				default:
+					got = strconv.FormatFloat(v.Float(), 'g', -1, typ.Bits())
+				}
+				assert.True(t, jsonv.NumberEqual(r.want, got), "got %s; %s", got, r.reason)
+			})
+		}
+	}
+
+	type stats struct {
+		Average int64            `json:"daily_average"`
+		Total   uint16           `json:"total"`
+		Hundred *int             `json:"hundred"`
+		Zero    uint8            `json:"zero"`
+		Counts  []int32          `json:"counts"`
+		ByDay   map[string]int64 `json:"byDay"`
+		Pair    [2]uint64        `json:"pair"`
+		Ratio   float32          `json:"ratio"`
+	}
+	var got stats
+	doc := `{"daily_average":25419.0,"total":1.5e3,"hundred":1E2,"zero":-0.0,"counts":[1.0,2e0],"byDay":{"mon":3.00},"pair":[4e1,5],"ratio":0.5}`
+	require.NoError(t, valueOf(mustParse(t, doc)).Decode("", &got), "struct fields, slices, maps, arrays and pointers follow the rule")
+	hundred := 100
+	assert.Equal(t, stats{25419, 1500, &hundred, 0, []int32{1, 2}, map[string]int64{"mon": 3}, [2]uint64{40, 5}, 0.5}, got)
+	err := valueOf(mustParse(t, `{"total":1.5e5}`)).Decode("", &got)
+	assert.ErrorContains(t, err, "cannot unmarshal number 1.5e5 into Go struct field stats.total of type uint16",
+		"an overflow is refused, with the number as sent")
+	err = valueOf(mustParse(t, `{"counts":[1,2.5]}`)).Decode("", &got)
+	assert.ErrorContains(t, err, "cannot unmarshal number 2.5", "a fraction is refused")
 }

@@ -23,6 +23,8 @@
 // [ErrNoTarget], and reaches subscribers in [Change].Warning. A run the
 // agent failed is a *[RunError]; an answer that is no event stream, an
 // *[HTTPError]; a stream cut short wraps [io.ErrUnexpectedEOF].
+// After RUN_FINISHED only RUN_STARTED or RUN_ERROR may come, and after
+// RUN_ERROR only RUN_STARTED.
 //
 // # Concurrency
 //

@@ -32,13 +32,16 @@ var (
 	ErrPatchFailed = sentinel("patch failed to apply")
 
 	// ErrNoTarget reports an event that names a message or tool call that
-	// does not exist or cannot take it. It is a warning: the event is
-	// skipped.
+	// does not exist or cannot take it: a message of a role its events do
+	// not write (the README's write rule), the result of another tool
+	// call, a construct that is not open, or a replayed start. It is a
+	// warning: the event is skipped.
 	ErrNoTarget = sentinel("no message or tool call to apply the event to")
 
 	// ErrStateRejected reports a state that [Options].ValidateState refused.
 	// For an event it is a warning: the event is skipped and the state
-	// marked diverged. StartRun and Restore return it.
+	// marked diverged (a RUN_STARTED still starts its run, without its
+	// input's state). StartRun and Restore return it.
 	ErrStateRejected = sentinel("state rejected")
 )
 
@@ -87,8 +90,10 @@ type EventError struct {
 	Err error
 }
 
-// Error returns "aguistate: event N (TYPE): cause", without " (TYPE)" when
-// the event has no type. Do not depend on the text.
+// Error returns "aguistate: event N (TYPE): cause". An event that is not a
+// JSON object with a string "type" (invalid JSON, too deep, too large) has
+// no type to name: its text is "aguistate: event N: cause". Do not depend
+// on the text.
 func (e *EventError) Error() string {
 	if e.Type == "" { // the event was not read far enough to have one
 		return fmt.Sprintf("aguistate: event %d: %v", e.Position, e.Err)

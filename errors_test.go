@@ -53,8 +53,8 @@ func publicErrors(t *testing.T) []struct {
 	_, restoreErr := Restore([]byte(`{"format":"x"}`), nil)
 	_, zeroMessage := Message{}.MarshalJSON()
 	pending := New(nil)
-	require.NoError(t, pending.Apply([]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"reason":"x"}]}}`)))
-	_, resumeErr := pending.Resume(func(Value) (any, bool) { return nil, true })
+	require.NoError(t, pending.Apply([]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"x"}]}}`)))
+	_, resumeErr := pending.Resume(func(Value) (any, bool) { return func() {}, true })
 	return []struct {
 		name string
 		err  error

@@ -37,9 +37,11 @@ func (e Event) MarshalJSON() ([]byte, error) { return e.Value().MarshalJSON() }
 
 // parseEvent reads one event in the AG-UI wire form. Invalid JSON, a
 // duplicate member name anywhere, or a missing or non-string "type" wrap
-// ErrMalformedEvent; nesting deeper than maxDepth wraps ErrLimit.
+// ErrMalformedEvent. Nesting deeper than maxDepth plus the envelope wraps
+// ErrLimit; the values the event makes are checked against maxDepth when
+// they are committed.
 func parseEvent(data []byte, maxDepth int) (*jsonv.Node, string, error) {
-	n, err := parseJSON(data, maxDepth)
+	n, err := parseJSON(data, maxDepth+envelopeDepth)
 	if err != nil {
 		return nil, "", err
 	}
@@ -79,14 +81,14 @@ var eventTypes = map[string]eventType{
 
 	"TEXT_MESSAGE_START":   {(*txn).textStart, closeLane},
 	"TEXT_MESSAGE_CONTENT": {(*txn).textContent, closeLane},
-	"TEXT_MESSAGE_END":     {(*txn).textEnd, closeLane},
+	"TEXT_MESSAGE_END":     {(*txn).textMessageEnd, closeLane},
 	"TEXT_MESSAGE_CHUNK":   {(*txn).textChunk, ownChunks},
 
 	"REASONING_START":           {(*txn).reasoningBoundary, closeLane},
 	"REASONING_END":             {(*txn).reasoningBoundary, closeLane},
 	"REASONING_MESSAGE_START":   {(*txn).reasoningStart, closeLane},
-	"REASONING_MESSAGE_CONTENT": {(*txn).textContent, closeLane},
-	"REASONING_MESSAGE_END":     {(*txn).textEnd, closeLane},
+	"REASONING_MESSAGE_CONTENT": {(*txn).reasoningContent, closeLane},
+	"REASONING_MESSAGE_END":     {(*txn).reasoningEnd, closeLane},
 	"REASONING_MESSAGE_CHUNK":   {(*txn).reasoningChunk, ownChunks},
 	"REASONING_ENCRYPTED_VALUE": {(*txn).encryptedValue, keepChunks},
 
@@ -104,9 +106,13 @@ var eventTypes = map[string]eventType{
 	"SUBAGENT_ERROR":    {nil, closeNamedLane},
 }
 
-// dispatch applies one parsed event to t, as its row in eventTypes says.
-// It returns a fatal error; a warning goes to t.warn.
+// dispatch applies one parsed event to t, as its row in eventTypes says,
+// once the run lifecycle allows it. It returns a fatal error; a warning
+// goes to t.warn.
 func (t *txn) dispatch(ev Event) error {
+	if err := t.checkLifecycle(ev.Type); err != nil {
+		return err
+	}
 	typ := eventTypes[ev.Type]
 	if err := t.closeChunks(typ.chunks, ev.v); err != nil {
 		return err

@@ -99,9 +99,9 @@ func TestEventTypes(t *testing.T) {
 		assert.True(t, row != slices.Contains(passedOver, typ), "%s: a row, or passed over", typ)
 	}
 	assert.Len(t, eventTypes, len(protocol)-len(passedOver), "no row for a type the protocol does not define")
-	for _, k := range []chunkKind{chunkText, chunkReasoning, chunkTool} {
-		assert.Equal(t, ownChunks, eventTypes[k.eventType()].chunks, "%s", k)
-		assert.Equal(t, k, chunkKindOf(k.eventType()))
+	for _, k := range []constructKind{textConstruct, reasoningConstruct, toolConstruct} {
+		assert.Equal(t, ownChunks, eventTypes[k.chunkType()].chunks, "%s", k)
+		assert.Equal(t, k, chunkKindOf(k.chunkType()))
 	}
 	assert.Zero(t, chunkKindOf("TEXT_MESSAGE_START"))
 }

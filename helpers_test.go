@@ -6,6 +6,7 @@ package aguistate
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/aguistate/aguistate/internal/jsonv"
@@ -56,7 +57,9 @@ type eventCase struct {
 	want         string   // messages after the stream (exact JSON text)
 	wantState    string   // state after the stream; "" means unchanged
 	warn         []error  // the sentinel of each warning, in order
+	warnText     []string // when set, a part of the text of each warning, in order
 	fatal        error    // the sentinel of the last event's fatal error, or nil
+	fatalText    string   // when set, a part of the fatal error's text
 }
 
 // newCase returns a Consumer started from c's state and messages.
@@ -98,6 +101,8 @@ func runEventCases(t *testing.T, cases []eventCase) {
 					var ee *EventError
 					require.ErrorAs(t, err, &ee, "the last event must be fatal; %s", c.reason)
 					assert.ErrorIs(t, err, c.fatal)
+					assert.Contains(t, err.Error(), c.fatalText, c.reason)
+					assertArticles(t, err)
 					assert.Equal(t, i+1, ee.Position)
 					assert.Equal(t, before, snapshot(con), "a fatal event changes nothing")
 					break
@@ -115,9 +120,35 @@ func runEventCases(t *testing.T, cases []eventCase) {
 				var ee *EventError
 				assert.ErrorAs(t, warns[i], &ee)
 				assert.ErrorIs(t, warns[i], w)
+				if i < len(c.warnText) {
+					assert.Contains(t, warns[i].Error(), c.warnText[i], c.reason)
+				}
+				assertArticles(t, warns[i])
 			}
 		})
 	}
+}
+
+// badArticle matches "a" before a word, or a quoted word, that begins with a
+// vowel: "a array", "a \"assistant\" message".
+var badArticle = regexp.MustCompile(`\ba "?[aeiouAEIOU]`)
+
+// assertArticles fails when the text of err has a wrong article.
+func assertArticles(t testing.TB, err error) {
+	t.Helper()
+	assert.NotRegexp(t, badArticle, err.Error(), "an article before a vowel is \"an\"")
+}
+
+// warningsOf subscribes to c and returns a function that gives the
+// warnings c has reported since.
+func warningsOf(c *Consumer) func() []error {
+	var warnings []error
+	c.Subscribe(func(ch Change) {
+		if ch.Warning != nil {
+			warnings = append(warnings, ch.Warning)
+		}
+	})
+	return func() []error { return warnings }
 }
 
 // messagesJSON returns the Consumer's messages as one JSON array.

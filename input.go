@@ -149,9 +149,13 @@ func (in RunAgentInput) MarshalJSON() ([]byte, error) {
 //     "tools".
 //
 // State and messages are kept verbatim. It returns an error wrapping
-// [ErrMalformedEvent], or [ErrLimit] for nesting deeper than 1000.
+// [ErrMalformedEvent], or [ErrLimit] for a state or message nested deeper
+// than 1000.
 func (in *RunAgentInput) UnmarshalJSON(data []byte) error {
-	out, err := parseRunInput(data, 0)
+	out, err := parseRunInput(data, jsonv.DefaultMaxDepth+envelopeDepth)
+	if err == nil {
+		err = out.checkDepth(jsonv.DefaultMaxDepth)
+	}
 	if err != nil {
 		return apiError(err)
 	}

@@ -20,8 +20,8 @@ import (
 // [Value] or json.RawMessage included; nil sends no payload), or resolve
 // false to cancel it (AG-UI ResumeEntry status "resolved" or "cancelled").
 //
-// It returns nil when no interrupt is pending, and an error when an
-// interrupt has no id or a payload cannot be marshalled.
+// It returns nil when no interrupt is pending, and an error when a payload
+// cannot be marshalled.
 func (c *Consumer) Resume(answer func(interrupt Value) (payload any, resolve bool)) (json.RawMessage, error) {
 	pending := c.cur.Load().interrupts
 	if len(pending) == 0 {
@@ -34,10 +34,7 @@ func (c *Consumer) Resume(answer func(interrupt Value) (payload any, resolve boo
 	}
 	entries := make([]entry, len(pending))
 	for i, in := range pending {
-		id, ok := interruptID(in)
-		if !ok {
-			return nil, apiError(fmt.Errorf("interrupt %d has no id: it cannot be answered", i))
-		}
+		id, _ := interruptID(in) // every pending interrupt has one: runFinished and Restore check it
 		payload, resolve := answer(valueOf(in))
 		entries[i] = entry{InterruptID: id, Status: "cancelled"}
 		if resolve {
@@ -92,11 +89,8 @@ func checkResume(pending []*jsonv.Node, resume json.RawMessage, maxDepth int) er
 		}
 	}
 	var missing []string
-	for i, in := range pending {
-		id, ok := interruptID(in)
-		if !ok {
-			return fmt.Errorf("interrupt %d is pending and has no id: it cannot be answered", i)
-		}
+	for _, in := range pending {
+		id, _ := interruptID(in)
 		st, answered := status[id]
 		if !answered {
 			missing = append(missing, jsonv.Quote(id))

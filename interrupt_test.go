@@ -42,8 +42,8 @@ func TestResume(t *testing.T) {
 	_, err = c.Resume(func(Value) (any, bool) { return func() {}, true })
 	assert.ErrorContains(t, err, "resume payload")
 
-	_, err = interrupted(t, `[{"reason":"no id"}]`).Resume(func(Value) (any, bool) { return nil, true })
-	assert.ErrorContains(t, err, "interrupt 0 has no id")
+	err = New(nil).Apply([]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"reason":"no id"}]}}`))
+	assert.ErrorIs(t, err, ErrMalformedEvent, "an interrupt without an id could never be answered (AG-UI Interrupt.id is required)")
 }
 
 func TestCheckResume(t *testing.T) {
@@ -58,7 +58,6 @@ func TestCheckResume(t *testing.T) {
 		{"not JSON", "resume is JSON", `[{"id":"i1"}]`, `[`, "(in resume)"},
 		{"entry not an object", "each entry is an object", `[{"id":"i1"}]`, `[1]`, "resume entry 0 is a number, not an object"},
 		{"no interruptId", "each entry names its interrupt", `[{"id":"i1"}]`, `[{"status":"resolved"}]`, `"interruptId" is missing`},
-		{"pending without id", "an interrupt without an id cannot be answered", `[{"reason":"x"}]`, `[]`, "interrupt 0 is pending and has no id"},
 		{"expiresAt not a time", "an expiresAt that is not RFC 3339 never expires", `[{"id":"i1","expiresAt":"soon"}]`,
 			`[{"interruptId":"i1","status":"resolved"}]`, ""},
 	}

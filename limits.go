@@ -8,6 +8,13 @@ import (
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
+// envelopeDepth is how many levels of nesting an event, a run input or a
+// checkpoint may add around the values that MaxDepth bounds: the deepest is
+// a message of a RUN_STARTED's input, {"input":{"messages":[MESSAGE]}}, and
+// the value of a patch operation, {"delta":[{"value":VALUE}]}. Limits bound
+// the value, not its envelope, so what the Consumer holds it can read back.
+const envelopeDepth = 3
+
 // limits is the part of Options that bounds what one patch may make and
 // do. A zero field means no bound.
 type limits struct{ ops, size, depth, work int }
@@ -25,9 +32,9 @@ func (lim limits) check(what string, n *jsonv.Node) error {
 }
 
 // checkLimits fails with ErrLimit when the view t built is larger than the
-// options allow: the state, the number of messages, or a message that the
-// event added or replaced, with or without an id. Each check costs O(1)
-// per message changed.
+// options allow: the state, the number of messages, a message that the
+// event added or replaced, with or without an id, or new interrupts. Each
+// check costs O(1) per value changed.
 func (t *txn) checkLimits(o *Options) error {
 	if t.next.state != t.old.state {
 		if err := o.stateLimits().check("the state", t.next.state); err != nil {
@@ -40,6 +47,37 @@ func (t *txn) checkLimits(o *Options) error {
 	lim := o.messageLimits()
 	for _, m := range t.touched {
 		if err := lim.check("message "+jsonv.Quote(m.id), m.v); err != nil {
+			return err
+		}
+	}
+	if in := t.next.interrupts; len(in) > 0 && (len(t.old.interrupts) == 0 || &in[0] != &t.old.interrupts[0]) {
+		return checkInterruptDepth(in, o.MaxDepth)
+	}
+	return nil
+}
+
+// checkInterruptDepth fails with ErrLimit when an interrupt nests deeper
+// than max.
+func checkInterruptDepth(interrupts []*jsonv.Node, max int) error {
+	for i, in := range interrupts {
+		if err := (limits{depth: max}).check(fmt.Sprintf("interrupt %d", i), in); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkDepth fails with ErrLimit when the state or a message of in nests
+// deeper than max.
+func (in RunAgentInput) checkDepth(max int) error {
+	lim := limits{depth: max}
+	if in.State.n != nil {
+		if err := lim.check("the state", in.State.n); err != nil {
+			return err
+		}
+	}
+	for i, m := range in.Messages {
+		if err := lim.check(fmt.Sprintf("message %d", i), m.v); err != nil {
 			return err
 		}
 	}

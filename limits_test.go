@@ -51,9 +51,24 @@ func TestLimits(t *testing.T) {
 		{name: "event size", opts: Options{MaxEventSize: 100},
 			at: custom(100), past: custom(101),
 			reason: "MaxEventSize bounds the JSON text of one event"},
+		{name: "state depth through a snapshot", opts: Options{MaxDepth: 10},
+			at: `{"type":"STATE_SNAPSHOT","snapshot":` + nested(10) + `}`, past: `{"type":"STATE_SNAPSHOT","snapshot":` + nested(11) + `}`,
+			reason: "MaxDepth bounds the state, not the event around it"},
+		{name: "state depth through a run input", opts: Options{MaxDepth: 10},
+			at:     `{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"state":` + nested(10) + `}}`,
+			past:   `{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"state":` + nested(11) + `}}`,
+			reason: "the input's state is bounded as a snapshot's"},
+		{name: "message depth", opts: Options{MaxDepth: 10},
+			at:     `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m","role":"user","content":` + nested(9) + `}]}`,
+			past:   `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m","role":"user","content":` + nested(10) + `}]}`,
+			reason: "MaxDepth bounds each message, which is one level around its content"},
+		{name: "run input message depth", opts: Options{MaxDepth: 10},
+			at:     `{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"messages":[{"id":"m","role":"user","content":` + nested(9) + `}]}}`,
+			past:   `{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"messages":[{"id":"n","role":"user","content":` + nested(10) + `}]}}`,
+			reason: "the deepest envelope: three levels around the message"},
 		{name: "event depth", opts: Options{MaxDepth: 10},
-			at: `{"type":"STATE_SNAPSHOT","snapshot":` + nested(9) + `}`, past: `{"type":"STATE_SNAPSHOT","snapshot":` + nested(10) + `}`,
-			reason: "the event object itself is one level"},
+			at: `{"type":"CUSTOM","name":"n","value":` + nested(12) + `}`, past: `{"type":"CUSTOM","name":"n","value":` + nested(13) + `}`,
+			reason: "an event may nest three levels more than the values it carries"},
 		{name: "state depth through a patch", opts: Options{MaxDepth: 10},
 			setup:  []string{`{"type":"STATE_SNAPSHOT","snapshot":{"a":` + nested(8) + `}}`},
 			at:     `{"type":"STATE_DELTA","delta":[{"op":"copy","from":"/a","path":"/a/-"}]}`,
@@ -102,6 +117,21 @@ func TestLimits(t *testing.T) {
 			assert.Equal(t, before, snapshot(c), "the Consumer is unchanged")
 		})
 	}
+}
+
+// TestInterruptDepth checks that MaxDepth bounds each interrupt, as it
+// does the state and each message.
+func TestInterruptDepth(t *testing.T) {
+	t.Parallel()
+	finish := func(depth int) string {
+		return `{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i","x":` +
+			strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}]}}`
+	}
+	c := New(&Options{MaxDepth: 10})
+	require.NoError(t, c.Apply([]byte(finish(9))), "an interrupt 10 deep")
+	c = New(&Options{MaxDepth: 10})
+	assert.ErrorIs(t, c.Apply([]byte(finish(10))), ErrLimit, "an interrupt 11 deep")
+	assert.Nil(t, c.Interrupts())
 }
 
 // TestDeepNestingDoesNotOverflow feeds 100,000 nested arrays as an event and

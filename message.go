@@ -16,6 +16,9 @@ const (
 	roleTool      = "tool"      // a tool call result
 	roleActivity  = "activity"  // client-only; never sent to the producer
 	roleReasoning = "reasoning" // kept, like activity, by a snapshot without its role
+	roleUser      = "user"
+	roleSystem    = "system"
+	roleDeveloper = "developer"
 )
 
 // Message is one message of a thread, kept verbatim. Every member the

@@ -31,9 +31,11 @@ type Options struct {
 	// MaxEventSize is the largest event, in bytes of JSON text. Default
 	// 16 MiB.
 	MaxEventSize int
-	// MaxDepth is the deepest nesting of arrays and objects in an event,
-	// the state or a message. Default 1000. Parsing never recurses deeper,
-	// so 100,000 nested arrays fail cleanly.
+	// MaxDepth is the deepest nesting of arrays and objects in the state,
+	// a message or an interrupt. An event, a run input or a checkpoint may
+	// nest three levels more, for the objects around them, so that what a
+	// Consumer holds it can send and read back. Default 1000. Parsing never
+	// recurses deeper, so 100,000 nested arrays fail cleanly.
 	MaxDepth int
 	// MaxPatchOps is the most operations in one patch. Default 10,000.
 	MaxPatchOps int

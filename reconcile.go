@@ -46,12 +46,14 @@ func reconcile(held, snap []Message) []Message {
 }
 
 // messagesSnapshot reconciles the held messages with the event's
-// "messages" (spec, MESSAGES_SNAPSHOT).
+// "messages" (spec, MESSAGES_SNAPSHOT), and closes the constructs that the
+// new messages no longer allow.
 func (t *txn) messagesSnapshot(ev *jsonv.Node) error {
 	snap, err := decodeMessages(ev.Get("messages"), false)
 	if err != nil {
 		return err
 	}
 	t.setMessages(reconcile(t.next.messages, snap))
+	t.pruneConstructs()
 	return nil
 }

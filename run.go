@@ -1,4 +1,5 @@
-// Runs: RUN_STARTED and its input, RUN_FINISHED and its interrupts, RUN_ERROR and steps.
+// Runs: the run lifecycle, RUN_STARTED and its input, RUN_FINISHED and its
+// interrupts, RUN_ERROR and steps.
 
 package aguistate
 
@@ -8,9 +9,48 @@ import (
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
+// runPhase is where a thread is in the AG-UI run lifecycle.
+type runPhase uint8
+
+const (
+	runNone     runPhase = iota // no RUN_STARTED yet: every event is taken
+	runActive                   // after RUN_STARTED
+	runFinished                 // after RUN_FINISHED: a new run, or RUN_ERROR
+	runFailed                   // after RUN_ERROR: a new run only
+)
+
+// runPhaseNames are the phases as a checkpoint writes them.
+var runPhaseNames = [...]string{runNone: "none", runActive: "started", runFinished: "finished", runFailed: "error"}
+
+// checkLifecycle refuses an event of type typ that the run lifecycle does
+// not allow, as the reference client's verifyEvents does: after
+// RUN_FINISHED only RUN_STARTED and RUN_ERROR may come, and after RUN_ERROR
+// only RUN_STARTED, until a RUN_STARTED begins the next run. Before the
+// first RUN_STARTED every event is taken (a bare stream).
+func (t *txn) checkLifecycle(typ string) error {
+	var ended, allowed string
+	switch t.next.run {
+	case runFinished:
+		if typ == "RUN_STARTED" || typ == "RUN_ERROR" {
+			return nil
+		}
+		ended, allowed = "RUN_FINISHED", "RUN_STARTED (a new run) or RUN_ERROR"
+	case runFailed:
+		if typ == "RUN_STARTED" {
+			return nil
+		}
+		ended, allowed = "RUN_ERROR", "RUN_STARTED (a new run)"
+	default:
+		return nil
+	}
+	return fmt.Errorf("%w: run %s ended with %s; only %s may follow it",
+		ErrMalformedEvent, jsonv.Quote(t.next.runID), ended, allowed)
+}
+
 // runStarted starts a run (AG-UI RUN_STARTED): it records the thread and
 // run ids and applies the event's optional "input" as [Consumer.StartRun]
-// does.
+// does. A RUN_STARTED while a run is active ends that run and starts this
+// one. Every construct closes.
 func (t *txn) runStarted(ev *jsonv.Node) error {
 	f := eventFields(ev)
 	thread, run := f.str("threadId"), f.str("runId")
@@ -26,15 +66,19 @@ func (t *txn) runStarted(ev *jsonv.Node) error {
 		}
 		t.runInput(in)
 	}
-	t.next.threadID, t.next.runID = thread, run
+	t.next.threadID, t.next.runID, t.next.run = thread, run, runActive
+	t.closeConstructs()
 	return nil
 }
 
 // runInput applies a run's input. Its state, when present, becomes the
 // state and the baseline of the run's deltas, and ends divergence (spec,
 // STATE_DELTA: "at the start of a run, the input's state"). Its messages
-// that are not held (by id) are appended in order; the first of two with
-// one id wins. Its thread and run ids, when not empty, are recorded.
+// that are not held are appended in order: by id, the first of two with one
+// id winning; a message without an id is held when as many held messages
+// without an id have its JSON text as the input has before it, so that an
+// input built by NextInput adds nothing. Its thread and run ids, when not
+// empty, are recorded.
 func (t *txn) runInput(in RunAgentInput) {
 	if in.State.n != nil {
 		t.next.state, t.next.diverged = in.State.n, false
@@ -45,24 +89,50 @@ func (t *txn) runInput(in RunAgentInput) {
 	if in.RunID != "" {
 		t.next.runID = in.RunID
 	}
+	var unnamed map[string]int // held messages without an id, by JSON text, not yet matched
 	for _, m := range in.Messages {
-		if _, _, held := t.message(m.id); !held || m.id == "" {
-			t.appendMessage(m)
+		if m.id != "" {
+			if _, _, held := t.message(m.id); !held {
+				t.appendMessage(m)
+			}
+			continue
 		}
+		if unnamed == nil {
+			unnamed = make(map[string]int)
+			for _, h := range t.next.messages {
+				if h.id == "" {
+					unnamed[string(jsonv.Marshal(h.v))]++
+				}
+			}
+		}
+		if text := string(jsonv.Marshal(m.v)); unnamed[text] > 0 {
+			unnamed[text]--
+			continue
+		}
+		t.appendMessage(m)
 	}
 }
 
-// runFinished ends a run (AG-UI RUN_FINISHED). An outcome of type
-// "interrupt" makes its interrupts the pending ones; any other outcome, or
-// none, leaves none pending.
+// runFinished ends a run (AG-UI RUN_FINISHED). Its threadId and runId
+// must be those of the run's RUN_STARTED, when one started it. An outcome
+// of type "interrupt" makes its interrupts the pending ones; any other
+// outcome, or none, leaves none pending. Every construct closes.
 func (t *txn) runFinished(ev *jsonv.Node) error {
 	f := eventFields(ev)
-	f.str("threadId")
-	f.str("runId")
+	thread, run := f.str("threadId"), f.str("runId")
 	outcome := f.opt("outcome", jsonv.Object)
-	if f.err != nil || outcome == nil {
-		t.next.interrupts = nil
+	if f.err != nil {
 		return f.err
+	}
+	if t.next.run == runActive && (thread != t.next.threadID || run != t.next.runID) {
+		return fmt.Errorf("%w: it ends run %s of thread %s, but the run that RUN_STARTED started is %s of thread %s",
+			ErrMalformedEvent, jsonv.Quote(run), jsonv.Quote(thread), jsonv.Quote(t.next.runID), jsonv.Quote(t.next.threadID))
+	}
+	t.next.run = runFinished
+	t.closeConstructs()
+	if outcome == nil {
+		t.next.interrupts = nil
+		return nil
 	}
 	o := eventFields(outcome)
 	if o.str("type") != "interrupt" {
@@ -78,6 +148,9 @@ func (t *txn) runFinished(ev *jsonv.Node) error {
 		if in.Kind() != jsonv.Object {
 			return fmt.Errorf("%w: outcome: interrupt %d is %s, not an object", ErrMalformedEvent, i, in.Kind().Phrase())
 		}
+		if _, ok := interruptID(in); !ok { // AG-UI Interrupt: id is required, and resume entries name it
+			return fmt.Errorf("%w: outcome: interrupt %d has no \"id\" (a non-empty string)", ErrMalformedEvent, i)
+		}
 		if sub := in.Get("subagentRunId"); sub != nil && sub.Kind() == jsonv.Null {
 			in = jsonv.WithoutMember(in, "subagentRunId")
 		}
@@ -87,12 +160,17 @@ func (t *txn) runFinished(ev *jsonv.Node) error {
 	return nil
 }
 
-// runError checks a RUN_ERROR, which changes nothing else: the pending
-// interrupts stay.
+// runError ends a run that failed (AG-UI RUN_ERROR). Every construct
+// closes; the pending interrupts stay.
 func (t *txn) runError(ev *jsonv.Node) error {
 	f := eventFields(ev)
 	f.str("message")
-	return f.err
+	if f.err != nil {
+		return f.err
+	}
+	t.next.run = runFailed
+	t.closeConstructs()
+	return nil
 }
 
 // step checks a STEP_STARTED or STEP_FINISHED, which change nothing.

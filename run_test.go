@@ -4,6 +4,7 @@ package aguistate
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -110,7 +111,7 @@ func TestInterrupts(t *testing.T) {
 		{
 			name:   "steps and RUN_STARTED keep them",
 			reason: "only RUN_FINISHED changes the pending interrupts",
-			events: []string{finish, `{"type":"STEP_STARTED","stepName":"s"}`, `{"type":"STEP_FINISHED","stepName":"s"}`, start},
+			events: []string{finish, start, `{"type":"STEP_STARTED","stepName":"s"}`, `{"type":"STEP_FINISHED","stepName":"s"}`},
 			want:   `[{"id":"i1","reason":"x"}]`,
 		},
 	}
@@ -167,8 +168,151 @@ func TestRunMalformed(t *testing.T) {
 	} {
 		cases = append(cases, eventCase{name: ev, reason: "a required field is missing or of the wrong type",
 			messages: held, events: []string{
-				`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i"}]}}`, ev},
+				`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i"}]}}`,
+				`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`, ev},
 			want: held, fatal: err})
 	}
 	runEventCases(t, cases)
+}
+
+// TestRunLifecycle checks the run lifecycle (issue 7, point 5), as the
+// reference client's verifyEvents has it: after RUN_FINISHED only
+// RUN_STARTED and RUN_ERROR, after RUN_ERROR only RUN_STARTED; and a
+// RUN_FINISHED ends the run its RUN_STARTED started.
+func TestRunLifecycle(t *testing.T) {
+	const (
+		start    = `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`
+		start2   = `{"type":"RUN_STARTED","threadId":"t","runId":"r2"}`
+		finish   = `{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`
+		failed   = `{"type":"RUN_ERROR","message":"boom"}`
+		text     = `{"type":"TEXT_MESSAGE_START","messageId":"m1"}`
+		m1       = `[{"id":"m1","role":"assistant","content":""}]`
+		afterFin = `run "r" ended with RUN_FINISHED; only RUN_STARTED (a new run) or RUN_ERROR may follow it`
+		afterErr = `run "r" ended with RUN_ERROR; only RUN_STARTED (a new run) may follow it`
+	)
+	cases := []eventCase{
+		{name: "bare stream", reason: "before any RUN_STARTED every event is taken, RUN_FINISHED of any run included",
+			events: []string{text, `{"type":"RUN_FINISHED","threadId":"x","runId":"y"}`}, want: m1},
+		{name: "RUN_ERROR first", reason: "verifyEvents lets a stream begin with RUN_ERROR; then only RUN_STARTED",
+			events: []string{failed, text}, want: `[]`, fatal: ErrMalformedEvent,
+			fatalText: `run "" ended with RUN_ERROR; only RUN_STARTED (a new run) may follow it`},
+		{name: "RUN_ERROR after RUN_FINISHED", reason: "verifyEvents allows it",
+			events: []string{start, finish, failed}, want: `[]`},
+		{name: "nothing but RUN_STARTED after that RUN_ERROR", reason: "RUN_ERROR ends the run for good",
+			events: []string{start, finish, failed, `{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`}, want: `[]`,
+			fatal: ErrMalformedEvent, fatalText: afterErr},
+		{name: "a new run after RUN_FINISHED", reason: "RUN_STARTED begins the next run",
+			events: []string{start, finish, start2, text, `{"type":"RUN_FINISHED","threadId":"t","runId":"r2"}`}, want: m1},
+		{name: "a new run after RUN_ERROR", reason: "RUN_STARTED begins the next run",
+			events: []string{start, failed, start2, text}, want: m1},
+		{name: "RUN_STARTED while a run is active", reason: "it ends the active run and starts its own (verifyEvents throws)",
+			events: []string{start, start2, text, `{"type":"RUN_FINISHED","threadId":"t","runId":"r2"}`}, want: m1},
+		{name: "RUN_FINISHED of another run", reason: "a RUN_FINISHED ends the run its RUN_STARTED started",
+			events: []string{start, text, `{"type":"RUN_FINISHED","threadId":"t","runId":"r9"}`}, want: m1,
+			fatal: ErrMalformedEvent, fatalText: `it ends run "r9" of thread "t", but the run that RUN_STARTED started is "r" of thread "t"`},
+		{name: "RUN_FINISHED of another thread", reason: "a RUN_FINISHED ends the run its RUN_STARTED started",
+			events: []string{start, `{"type":"RUN_FINISHED","threadId":"t9","runId":"r"}`}, want: `[]`,
+			fatal: ErrMalformedEvent, fatalText: `thread "t9"`},
+		{name: "RUN_STARTED's own ids, not its input's", reason: "the input may name the ids the client asked for; the run is the event's",
+			events: []string{`{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"a","runId":"b"}}`, finish}, want: `[]`},
+		{name: "RUN_FINISHED twice", reason: "the run is over", events: []string{start, finish, finish}, want: `[]`,
+			fatal: ErrMalformedEvent, fatalText: afterFin},
+		{name: "RUN_ERROR twice", reason: "the run is over", events: []string{start, failed, failed}, want: `[]`,
+			fatal: ErrMalformedEvent, fatalText: afterErr},
+	}
+	for _, ev := range []string{
+		text,
+		`{"type":"STATE_SNAPSHOT","snapshot":{}}`,
+		`{"type":"STATE_DELTA","delta":[]}`,
+		`{"type":"MESSAGES_SNAPSHOT","messages":[]}`,
+		`{"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"f"}`,
+		`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","delta":"x"}`,
+		`{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"p","content":{}}`,
+		`{"type":"STEP_STARTED","stepName":"s"}`,
+		`{"type":"CUSTOM","name":"n","value":1}`,
+		`{"type":"RAW","event":{}}`,
+		`{"type":"SOMETHING_NEW"}`,
+	} {
+		cases = append(cases,
+			eventCase{name: "after RUN_FINISHED: " + ev, reason: "only RUN_STARTED or RUN_ERROR may follow RUN_FINISHED",
+				events: []string{start, finish, ev}, want: `[]`, fatal: ErrMalformedEvent, fatalText: afterFin},
+			eventCase{name: "after RUN_ERROR: " + ev, reason: "only RUN_STARTED may follow RUN_ERROR",
+				events: []string{start, failed, ev}, want: `[]`, fatal: ErrMalformedEvent, fatalText: afterErr})
+	}
+	runEventCases(t, cases)
+}
+
+// TestRunLifecycleRestored checks that a checkpoint keeps where the run
+// lifecycle stands.
+func TestRunLifecycleRestored(t *testing.T) {
+	c := New(nil)
+	require.NoError(t, c.Apply([]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`)))
+	require.NoError(t, c.Apply([]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`)))
+	r, err := Restore(c.Checkpoint(), nil)
+	require.NoError(t, err)
+	err = r.Apply([]byte(`{"type":"STATE_DELTA","delta":[]}`))
+	assert.ErrorIs(t, err, ErrMalformedEvent, "the restored run has finished")
+	assert.NoError(t, r.Apply([]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r2"}`)))
+	assert.NoError(t, r.Apply([]byte(`{"type":"STATE_DELTA","delta":[]}`)))
+}
+
+// TestRunInputWithoutIDs checks that an input's messages without an id
+// are matched to the held ones by JSON text, so that StartRun of the
+// Consumer's own NextInput adds nothing (issue 8, kind 3).
+func TestRunInputWithoutIDs(t *testing.T) {
+	const hi, yes = `{"role":"user","content":"hi"}`, `{"role":"user","content":"yes"}`
+	tests := []struct {
+		name, reason string
+		inputs       []string
+		want         string
+	}{
+		{"the same input twice", "the second run's input restates the first's messages",
+			[]string{`[` + hi + `]`, `[` + hi + `]`}, `[` + hi + `]`},
+		{"a new message", "a message without an id that is not held is appended",
+			[]string{`[` + hi + `]`, `[` + hi + `,` + yes + `]`}, `[` + hi + `,` + yes + `]`},
+		{"the same words again", "as many are held as the input has; one more is appended",
+			[]string{`[` + hi + `]`, `[` + hi + `,` + hi + `]`}, `[` + hi + `,` + hi + `]`},
+		{"ids and no ids", "messages with an id match by id",
+			[]string{`[{"id":"a","role":"user","content":"x"},` + hi + `]`, `[{"id":"a","role":"user","content":"changed"},` + hi + `]`},
+			`[{"id":"a","role":"user","content":"x"},` + hi + `]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := New(nil)
+			for _, in := range tt.inputs {
+				require.NoError(t, startRun(c, `{"messages":`+in+`}`))
+			}
+			assert.Equal(t, tt.want, messagesJSON(c), tt.reason)
+			next, err := json.Marshal(c.NextInput(nil))
+			require.NoError(t, err)
+			require.NoError(t, startRun(c, string(next)))
+			assert.Equal(t, tt.want, messagesJSON(c), "StartRun(NextInput()) adds nothing")
+		})
+	}
+}
+
+// TestRunStartedRejectedState checks that a RUN_STARTED whose input's
+// state ValidateState refuses still starts its run, without that state.
+func TestRunStartedRejectedState(t *testing.T) {
+	c := New(&Options{ValidateState: func(s Value) error {
+		if s.node().Get("bad") != nil {
+			return errors.New("bad")
+		}
+		return nil
+	}})
+	warnings := warningsOf(c)
+	for _, ev := range []string{
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r1"}`,
+		`{"type":"RUN_FINISHED","threadId":"t","runId":"r1"}`,
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r2","input":{"state":{"bad":1},"messages":[{"id":"u1","role":"user","content":"hi"}]}}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"m1"}`,
+		`{"type":"RUN_FINISHED","threadId":"t","runId":"r2"}`,
+	} {
+		require.NoError(t, c.Apply([]byte(ev)), "the run applies")
+	}
+	require.Len(t, warnings(), 1)
+	assert.ErrorIs(t, warnings()[0], ErrStateRejected)
+	assert.Equal(t, `{}`, c.State().String(), "the refused state is not committed")
+	assert.True(t, c.Diverged())
+	assert.Equal(t, `[{"id":"u1","role":"user","content":"hi"},{"id":"m1","role":"assistant","content":""}]`, messagesJSON(c))
 }

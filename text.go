@@ -8,13 +8,15 @@ import (
 )
 
 // A reasoning message is built as a text message is, with the role
-// "reasoning" and no name, so both families share these handlers.
+// "reasoning" and no name, so both families share these handlers. Both are
+// constructs (construct.go), and write only into the roles of the write
+// rule (write.go).
 
 // textStart applies TEXT_MESSAGE_START.
-func (t *txn) textStart(ev *jsonv.Node) error { return t.start(ev, false) }
+func (t *txn) textStart(ev *jsonv.Node) error { return t.start(ev, textConstruct) }
 
 // reasoningStart applies REASONING_MESSAGE_START.
-func (t *txn) reasoningStart(ev *jsonv.Node) error { return t.start(ev, true) }
+func (t *txn) reasoningStart(ev *jsonv.Node) error { return t.start(ev, reasoningConstruct) }
 
 // reasoningBoundary checks a REASONING_START or REASONING_END, which
 // change nothing.
@@ -24,66 +26,90 @@ func (t *txn) reasoningBoundary(ev *jsonv.Node) error {
 	return f.err
 }
 
-// start opens a text message or, when reasoning is true, a reasoning
-// message.
-func (t *txn) start(ev *jsonv.Node, reasoning bool) error {
+// start opens a text message or a reasoning message, as k says.
+func (t *txn) start(ev *jsonv.Node, k constructKind) error {
 	f := eventFields(ev)
 	id := f.id("messageId")
 	role, name := roleReasoning, (*jsonv.Node)(nil)
-	if reasoning {
+	if k == reasoningConstruct {
 		f.str("role")
 	} else {
-		if r, ok := f.optStr("role"); ok {
-			role = r
-		} else {
-			role = roleAssistant
-		}
+		role = textRole(f)
 		name = f.opt("name", jsonv.String)
 	}
 	sub, meta := f.opt("subagentRunId", jsonv.String), f.meta()
 	if f.err != nil {
 		return f.err
 	}
-	t.openText(id, role, name, sub, meta)
+	t.openText(k, id, role, name, sub, meta)
 	return nil
 }
 
-// openText starts the text or reasoning message id. A held message with that
-// id is reused as it is (role, name and content kept) and only takes the
-// metadata, as the reference client does; an activity message cannot be
-// reused and the event is skipped. Otherwise a new message
-// {id, role, content: "", name?, subagentRunId?, metadata?} is appended.
-func (t *txn) openText(id, role string, name, sub, meta *jsonv.Node) {
-	if m, i, held := t.message(id); held {
-		if m.role == roleActivity {
-			t.noTarget("message %s is an activity message", jsonv.Quote(id))
-			return
-		}
-		t.setMessage(i, messageOf(mergeMetadata(m.v, meta)))
-		return
+// textRole reads the optional "role" of a text message event: one of the
+// roles text message events write (AG-UI TextMessageRole), "assistant"
+// when absent.
+func textRole(f *fields) string {
+	role, ok := f.optStr("role")
+	if !ok {
+		return roleAssistant
 	}
-	v := jsonv.NewObjectOf([]string{"id", "role", "content", "name", "subagentRunId"},
-		jsonv.NewString(id), jsonv.NewString(role), jsonv.NewString(""), name, sub)
-	t.appendMessage(Message{id: id, role: role, v: mergeMetadata(v, meta)})
+	if !textWriter.writes(role) {
+		f.fail("\"role\" is %s; a text message's role is %s", jsonv.Quote(role), quotedList(writeRule[textWriter].roles))
+	}
+	return role
 }
 
-// textContent applies TEXT_MESSAGE_CONTENT and REASONING_MESSAGE_CONTENT.
-func (t *txn) textContent(ev *jsonv.Node) error {
+// openText opens the text or reasoning message id (construct rule). A new
+// message {id, role, content: "", name?, subagentRunId?, metadata?} is
+// appended. A held message opens only when it has the role and no text yet;
+// it is kept as it is and takes the metadata, as the reference client does.
+// Any other held message skips the event: a replay, or a message of
+// another role.
+func (t *txn) openText(k constructKind, id, role string, name, sub, meta *jsonv.Node) {
+	m, i, held := t.message(id)
+	switch {
+	case !held:
+		v := jsonv.NewObjectOf([]string{"id", "role", "content", "name", "subagentRunId"},
+			jsonv.NewString(id), jsonv.NewString(role), jsonv.NewString(""), name, sub)
+		t.appendMessage(Message{id: id, role: role, v: mergeMetadata(v, meta)})
+	case !k.writer().writes(m.role):
+		t.wrongRole(k.writer(), m)
+		return
+	case m.role != role:
+		t.noTarget("message %s has the role %s, and the event starts one of the role %s",
+			jsonv.Quote(id), jsonv.Quote(m.role), jsonv.Quote(role))
+		return
+	case t.isOpen(k, id) || !noText(m):
+		t.noTarget("%s %s is held already: a start that names it is a replay", k, jsonv.Quote(id))
+		return
+	default:
+		t.setMessage(i, messageOf(mergeMetadata(m.v, meta)))
+	}
+	t.openConstruct(k, id)
+}
+
+// textDelta applies the CONTENT event of a construct of kind k.
+func (t *txn) textDelta(ev *jsonv.Node, k constructKind) error {
 	f := eventFields(ev)
 	id, delta, meta := f.id("messageId"), f.str("delta"), f.meta()
 	if f.err != nil {
 		return f.err
 	}
-	t.appendText(id, delta, meta)
+	t.appendText(k, id, delta, meta)
 	return nil
 }
 
-// appendText appends delta to the string content of message id, whatever
-// its role but activity. Content that is not a string (content parts) is
-// replaced by delta, and a message without content gets it as its last
-// member, as the reference client does.
-func (t *txn) appendText(id, delta string, meta *jsonv.Node) {
-	m, i, ok := t.textTarget(id)
+// textContent applies TEXT_MESSAGE_CONTENT.
+func (t *txn) textContent(ev *jsonv.Node) error { return t.textDelta(ev, textConstruct) }
+
+// reasoningContent applies REASONING_MESSAGE_CONTENT.
+func (t *txn) reasoningContent(ev *jsonv.Node) error { return t.textDelta(ev, reasoningConstruct) }
+
+// appendText appends delta to the content of the open message id, and
+// merges meta into the message. A message without content gets it as its
+// last member, as the reference client does.
+func (t *txn) appendText(k constructKind, id, delta string, meta *jsonv.Node) {
+	m, i, ok := t.openTarget(k, id)
 	if !ok {
 		return
 	}
@@ -91,40 +117,44 @@ func (t *txn) appendText(id, delta string, meta *jsonv.Node) {
 	t.setMessage(i, messageOf(mergeMetadata(v, meta)))
 }
 
-// textEnd applies TEXT_MESSAGE_END and REASONING_MESSAGE_END: the message
-// takes the event's metadata and nothing else changes.
-func (t *txn) textEnd(ev *jsonv.Node) error {
+// textEnd applies the END event of a construct of kind k: the message
+// takes the event's metadata and is closed.
+func (t *txn) textEnd(ev *jsonv.Node, k constructKind) error {
 	f := eventFields(ev)
 	id, meta := f.id("messageId"), f.meta()
 	if f.err != nil {
 		return f.err
 	}
-	if m, i, ok := t.textTarget(id); ok {
+	if m, i, ok := t.openTarget(k, id); ok {
 		t.setMessage(i, messageOf(mergeMetadata(m.v, meta)))
+		t.closeConstruct(k, id)
 	}
 	return nil
 }
 
-// textTarget returns the held message id that a text or reasoning event may
-// change, or skips the event with a warning.
-func (t *txn) textTarget(id string) (Message, int, bool) {
-	m, i, ok := t.message(id)
-	switch {
-	case !ok:
-		t.noTarget("no message %s", jsonv.Quote(id))
-	case m.role == roleActivity:
-		t.noTarget("message %s is an activity message", jsonv.Quote(id))
-	default:
-		return m, i, true
+// textMessageEnd applies TEXT_MESSAGE_END.
+func (t *txn) textMessageEnd(ev *jsonv.Node) error { return t.textEnd(ev, textConstruct) }
+
+// reasoningEnd applies REASONING_MESSAGE_END.
+func (t *txn) reasoningEnd(ev *jsonv.Node) error { return t.textEnd(ev, reasoningConstruct) }
+
+// openTarget returns the held message id that an event of a construct of
+// kind k changes, or skips the event with a warning: no message has the
+// id, it has a role the event does not write, or it is not open.
+func (t *txn) openTarget(k constructKind, id string) (Message, int, bool) {
+	m, i, ok := t.target(k.writer(), id)
+	if ok && !t.isOpen(k, id) {
+		t.noTarget("%s %s is not open: its start was skipped, or it has ended", k, jsonv.Quote(id))
+		return Message{}, -1, false
 	}
-	return Message{}, -1, false
+	return m, i, ok
 }
 
 // encryptedValue applies REASONING_ENCRYPTED_VALUE: the entity's
 // "encryptedValue" member is set (replaced where it is, or appended). The
 // entity is, for subtype "tool-call", the first tool call with id entityId
-// in an assistant message, and otherwise the message entityId, which must
-// not be an activity message.
+// in an assistant message, and otherwise the message entityId, of a role
+// the write rule lets encrypted values write.
 func (t *txn) encryptedValue(ev *jsonv.Node) error {
 	f := eventFields(ev)
 	subtype, id, val := f.str("subtype"), f.id("entityId"), f.of("encryptedValue", jsonv.String)
@@ -132,7 +162,7 @@ func (t *txn) encryptedValue(ev *jsonv.Node) error {
 		return f.err
 	}
 	if subtype == "tool-call" {
-		tc, ok := t.findToolCall(id, "assistant")
+		tc, ok := t.findToolCall(id, roleAssistant)
 		if !ok {
 			t.noTarget("no tool call %s in an assistant message", jsonv.Quote(id))
 			return nil
@@ -140,7 +170,7 @@ func (t *txn) encryptedValue(ev *jsonv.Node) error {
 		t.setToolCall(tc, jsonv.WithMember(tc.call, "encryptedValue", val))
 		return nil
 	}
-	if m, i, ok := t.textTarget(id); ok {
+	if m, i, ok := t.target(encryptedWriter, id); ok {
 		t.setMessage(i, messageOf(jsonv.WithMember(m.v, "encryptedValue", val)))
 	}
 	return nil

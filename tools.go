@@ -47,12 +47,13 @@ func (t *txn) setToolCall(r toolCallRef, call *jsonv.Node) {
 	t.setMessage(r.msg, messageOf(jsonv.WithMember(m.v, "toolCalls", jsonv.WithElem(r.calls, r.i, call))))
 }
 
-// toolStart applies TOOL_CALL_START. A tool call whose id is already held
-// is left as it is and the event is skipped with a warning. The new call
-// goes to the end of the "toolCalls" of its owner: the assistant message
-// parentMessageId; a new assistant message with that id when none is held;
-// and, without a parentMessageId or when it names a message that is not an
-// assistant's, the message with the tool call's own id, created
+// toolStart applies TOOL_CALL_START, which opens a tool call (construct
+// rule). A tool call whose id is already held is left as it is: the event
+// is a replay, skipped with a warning. The new call goes to the end of the
+// "toolCalls" of its owner: the assistant message parentMessageId; a new
+// assistant message with that id when none is held; and, without a
+// parentMessageId or when it names a message that is not an assistant's,
+// the message with the tool call's own id, created
 // {id, role: "assistant", toolCalls: [], subagentRunId?} when not held.
 func (t *txn) toolStart(ev *jsonv.Node) error {
 	f := eventFields(ev)
@@ -68,7 +69,7 @@ func (t *txn) toolStart(ev *jsonv.Node) error {
 
 func (t *txn) startToolCall(id, name, parent string, sub, meta *jsonv.Node) {
 	if _, ok := t.findToolCall(id, ""); ok {
-		t.noTarget("tool call %s already exists", jsonv.Quote(id))
+		t.noTarget("tool call %s is held already: a start that names it is a replay", jsonv.Quote(id))
 		return
 	}
 	call := mergeMetadata(jsonv.NewObjectOf([]string{"id", "type", "function"},
@@ -86,8 +87,9 @@ func (t *txn) startToolCall(id, name, parent string, sub, meta *jsonv.Node) {
 		v := jsonv.NewObjectOf([]string{"id", "role", "toolCalls", "subagentRunId"},
 			jsonv.NewString(owner), jsonv.NewString(roleAssistant), jsonv.NewArray([]*jsonv.Node{call}), sub)
 		t.appendMessage(Message{id: owner, role: roleAssistant, v: v})
-	case m.role != roleAssistant:
-		t.noTarget("message %s for tool call %s has the role %s, not \"assistant\"", jsonv.Quote(owner), jsonv.Quote(id), jsonv.Quote(m.role))
+	case !toolCallWriter.writes(m.role):
+		t.wrongRole(toolCallWriter, m)
+		return
 	default:
 		calls := jsonv.NewArray([]*jsonv.Node{call})
 		if held := m.v.Get("toolCalls"); held != nil && held.Kind() == jsonv.Array {
@@ -95,9 +97,10 @@ func (t *txn) startToolCall(id, name, parent string, sub, meta *jsonv.Node) {
 		}
 		t.setMessage(i, messageOf(jsonv.WithMember(m.v, "toolCalls", calls)))
 	}
+	t.openConstruct(toolConstruct, id)
 }
 
-// toolArgs applies TOOL_CALL_ARGS: delta is appended to the call's
+// toolArgs applies TOOL_CALL_ARGS: delta is appended to the open call's
 // function.arguments (not checked as JSON), and the call takes the event's
 // metadata.
 func (t *txn) toolArgs(ev *jsonv.Node) error {
@@ -111,9 +114,8 @@ func (t *txn) toolArgs(ev *jsonv.Node) error {
 }
 
 func (t *txn) appendToolArgs(id, delta string, meta *jsonv.Node) {
-	r, ok := t.findToolCall(id, "")
+	r, ok := t.openToolCall(id)
 	if !ok {
-		t.noTarget("no tool call %s", jsonv.Quote(id))
 		return
 	}
 	fn := r.call.Get("function")
@@ -125,29 +127,49 @@ func (t *txn) appendToolArgs(id, delta string, meta *jsonv.Node) {
 	t.setToolCall(r, mergeMetadata(jsonv.WithMember(r.call, "function", fn), meta))
 }
 
-// toolEnd applies TOOL_CALL_END: the call takes the event's metadata.
+// toolEnd applies TOOL_CALL_END: the open call takes the event's metadata
+// and is closed.
 func (t *txn) toolEnd(ev *jsonv.Node) error {
 	f := eventFields(ev)
 	id, meta := f.id("toolCallId"), f.meta()
 	if f.err != nil {
 		return f.err
 	}
-	r, ok := t.findToolCall(id, "")
-	if !ok {
-		t.noTarget("no tool call %s", jsonv.Quote(id))
-		return nil
+	if r, ok := t.openToolCall(id); ok {
+		t.setToolCall(r, mergeMetadata(r.call, meta))
+		t.closeConstruct(toolConstruct, id)
 	}
-	t.setToolCall(r, mergeMetadata(r.call, meta))
 	return nil
+}
+
+// openToolCall returns the open tool call id in an assistant message, or
+// skips the event with a warning: no message holds it, the message that
+// does is not an assistant's, or the call is not open.
+func (t *txn) openToolCall(id string) (toolCallRef, bool) {
+	r, ok := t.findToolCall(id, roleAssistant)
+	switch {
+	case !ok:
+		if r, held := t.findToolCall(id, ""); held {
+			t.wrongRole(toolCallWriter, t.next.messages[r.msg])
+		} else {
+			t.noTarget("no tool call %s", jsonv.Quote(id))
+		}
+	case !t.isOpen(toolConstruct, id):
+		t.noTarget("tool call %s is not open: its start was skipped, or it has ended", jsonv.Quote(id))
+	default:
+		return r, true
+	}
+	return toolCallRef{}, false
 }
 
 // toolResult applies TOOL_CALL_RESULT: the message
 // {id, toolCallId, role: "tool", content, subagentRunId?, metadata?}
-// replaces the held tool message with its id, in place (an updated
-// result); a held message of another role is never overwritten: the event
-// is skipped with an ErrNoTarget warning. A new result goes right after the
-// first assistant message that holds the tool call and the tool messages
-// that follow it, or at the end when no assistant message does.
+// replaces the held tool message with its id and tool call id, in place
+// (an updated result). A held message of another role, or the result of
+// another tool call, is never overwritten: the event is skipped with an
+// ErrNoTarget warning. A new result goes right after the first assistant
+// message that holds the tool call and the tool messages that follow it,
+// or at the end when no assistant message does.
 func (t *txn) toolResult(ev *jsonv.Node) error {
 	f := eventFields(ev)
 	id, callID, content := f.id("messageId"), f.id("toolCallId"), f.of("content", jsonv.String, jsonv.Array)
@@ -162,9 +184,14 @@ func (t *txn) toolResult(ev *jsonv.Node) error {
 	v := mergeMetadata(jsonv.NewObjectOf([]string{"id", "toolCallId", "role", "content", "subagentRunId"},
 		jsonv.NewString(id), jsonv.NewString(callID), jsonv.NewString(role), content, sub), meta)
 	msg := Message{id: id, role: role, v: v}
-	if old, i, held := t.message(id); held {
-		if old.role != roleTool {
-			t.noTarget("message %s has the role %s, not \"tool\"", jsonv.Quote(id), jsonv.Quote(old.role))
+	if _, _, held := t.message(id); held {
+		old, i, ok := t.target(toolResultWriter, id)
+		if !ok {
+			return nil
+		}
+		if held := old.v.Get("toolCallId"); held == nil || held.Kind() != jsonv.String || held.Text() != callID {
+			t.noTarget("message %s holds the result of tool call %s, not of tool call %s",
+				jsonv.Quote(id), jsonv.Quote(toolCallIDOf(held)), jsonv.Quote(callID))
 			return nil
 		}
 		t.setMessage(i, msg)
@@ -179,4 +206,16 @@ func (t *txn) toolResult(ev *jsonv.Node) error {
 	}
 	t.insertMessage(at, msg)
 	return nil
+}
+
+// toolCallIDOf returns a tool message's "toolCallId" as a string: its
+// text, or its JSON text when it is not a string.
+func toolCallIDOf(n *jsonv.Node) string {
+	switch {
+	case n == nil:
+		return ""
+	case n.Kind() == jsonv.String:
+		return n.Text()
+	}
+	return string(jsonv.Marshal(n))
 }

@@ -58,15 +58,17 @@ func TestToolsReference(t *testing.T) {
 		},
 		{
 			name:     "22-tool-start-duplicate-id",
-			reason:   "reference case 22 renames the existing tool call to g (and warns); we keep it as it is and skip the START with ErrNoTarget (decision 2); the ARGS still append",
+			reason:   "reference case 22 renames the existing tool call to g (and warns) and appends the ARGS; the held call is the record: both starts are replays, and the ARGS of a call that is not open are skipped (construct rule)",
 			messages: `[{"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}}]}]`,
 			events: []string{
 				`{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f","parentMessageId":"other"}`,
 				`{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"g"}`,
 				`{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"X"}`,
 			},
-			want: `[{"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\":1}X"}}]}]`,
-			warn: []error{ErrNoTarget, ErrNoTarget},
+			want: `[{"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}}]}]`,
+			warn: []error{ErrNoTarget, ErrNoTarget, ErrNoTarget},
+			warnText: []string{`tool call "c1" is held already: a start that names it is a replay`, `is a replay`,
+				`tool call "c1" is not open: its start was skipped, or it has ended`},
 		},
 		{
 			name:   "23-tool-args-end-unknown",
@@ -91,7 +93,7 @@ func TestToolsReference(t *testing.T) {
 		},
 		{
 			name:     "47-pipeline-tool-start-dup-id",
-			reason:   "reference case 47 (pipeline): same messages, silent because the name is unchanged; we warn that the tool call already exists (decision 2)",
+			reason:   "reference case 47 (pipeline): same messages, silent because the name is unchanged; we warn that the start is a replay, and that its END has no open call (construct rule)",
 			messages: `[{"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]}]`,
 			events: []string{
 				`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
@@ -100,7 +102,7 @@ func TestToolsReference(t *testing.T) {
 				`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`,
 			},
 			want: `[{"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]}]`,
-			warn: []error{ErrNoTarget},
+			warn: []error{ErrNoTarget, ErrNoTarget},
 		},
 		{
 			name:     "54-tool-result-duplicate-message-id",
@@ -158,20 +160,25 @@ func TestToolEvents(t *testing.T) {
 		{
 			name:     "args and end merge metadata into the tool call",
 			reason:   "the tool call, not the message, takes the metadata of TOOL_CALL_ARGS and TOOL_CALL_END",
-			messages: `[{"id":"a1","role":"assistant","toolCalls":[` + call + `]}]`,
+			messages: `[{"id":"a1","role":"assistant","content":"x"}]`,
 			events: []string{
+				`{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f","parentMessageId":"a1"}`,
 				`{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{\"n\":1.0}","metadata":{"a":1}}`,
 				`{"type":"TOOL_CALL_END","toolCallId":"c1","metadata":{"b":2}}`,
 			},
-			want: `[{"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"n\":1.0}"},"metadata":{"a":1,"b":2}}]}]`,
+			want: `[{"id":"a1","role":"assistant","content":"x","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"n\":1.0}"},"metadata":{"a":1,"b":2}}]}]`,
 		},
 		{
-			name:     "args on a call without a function object",
-			reason:   "there is nothing to append to: skipped with a warning",
-			messages: `[{"id":"a1","role":"assistant","toolCalls":[{"id":"c1"}]}]`,
-			events:   []string{`{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"x"}`},
+			name:   "args on a call without a function object",
+			reason: "a snapshot restated the open call without one: there is nothing to append to, skipped with a warning",
+			events: []string{
+				`{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f","parentMessageId":"a1"}`,
+				`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a1","role":"assistant","toolCalls":[{"id":"c1"}]}]}`,
+				`{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"x"}`,
+			},
 			want:     `[{"id":"a1","role":"assistant","toolCalls":[{"id":"c1"}]}]`,
 			warn:     []error{ErrNoTarget},
+			warnText: []string{`tool call "c1" has no "function" object`},
 		},
 		{
 			name:     "result with every field",
@@ -217,12 +224,7 @@ func TestToolMalformed(t *testing.T) {
 func TestToolResultNeverOverwritesOtherRoles(t *testing.T) {
 	t.Parallel()
 	c := New(nil)
-	var warnings []error
-	c.Subscribe(func(ch Change) {
-		if ch.Warning != nil {
-			warnings = append(warnings, ch.Warning)
-		}
-	})
+	warnings := warningsOf(c)
 	for _, ev := range []string{
 		`{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f","parentMessageId":"a1"}`,
 		`{"type":"ACTIVITY_SNAPSHOT","messageId":"x1","activityType":"T","content":{}}`,
@@ -233,8 +235,8 @@ func TestToolResultNeverOverwritesOtherRoles(t *testing.T) {
 	} {
 		require.NoError(t, c.Apply([]byte(ev)))
 	}
-	require.Len(t, warnings, 2)
-	assert.ErrorIs(t, warnings[0], ErrNoTarget)
+	require.Len(t, warnings(), 2)
+	assert.ErrorIs(t, warnings()[0], ErrNoTarget)
 	assert.Equal(t, `[{"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":""}}]},`+
 		`{"id":"t1","toolCallId":"c1","role":"tool","content":"updated"},`+
 		`{"id":"x1","role":"activity","activityType":"T","content":{}}]`, messagesJSON(c))

@@ -181,8 +181,8 @@ func compileSchema(path string) (*jsonschema.Schema, error) {
 
 // check validates state against schema and then decodes its "recipe"
 // strictly into a Recipe (an integer-valued number such as 1e1 passes
-// "type": "integer" but does not decode into an int). The error is the
-// first that either finds.
+// "type": "integer" and decodes into an int as 10). The error is the first
+// that either finds.
 func check(schema *jsonschema.Schema, state aguistate.Value) (Recipe, error) {
 	var recipe Recipe
 	if err := validate(schema, state); err != nil {

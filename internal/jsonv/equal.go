@@ -73,6 +73,35 @@ func NumberEqual(a, b string) bool {
 	return x.neg == y.neg && x.digits == y.digits && x.exp == y.exp
 }
 
+// IntegerText returns the decimal integer literal, such as "-12" or "0",
+// whose value is exactly that of the JSON number literal lit, when that
+// value is an integer of at most maxDigits digits: "1.5e3" gives "1500",
+// "-0.0" gives "0", and "1.5" and "1e30" (for 20 digits) give false. It
+// takes time linear in the literal's length, however long its exponent.
+func IntegerText(lit string, maxDigits int) (string, bool) {
+	d := parseDecimal(lit)
+	switch {
+	case d.digits == "":
+		return "0", true
+	case d.exp.neg: // the digits end in a non-zero digit: a fraction is left
+		return "", false
+	case len(d.exp.digits) > len(strconv.Itoa(maxDigits)):
+		return "", false
+	}
+	zeros := 0
+	if d.exp.digits != "" {
+		zeros, _ = strconv.Atoi(d.exp.digits)
+	}
+	if len(d.digits)+zeros > maxDigits {
+		return "", false
+	}
+	text := d.digits + strings.Repeat("0", zeros)
+	if d.neg {
+		text = "-" + text
+	}
+	return text, true
+}
+
 func parseDecimal(lit string) decimal {
 	var d decimal
 	if strings.HasPrefix(lit, "-") {

@@ -94,3 +94,31 @@ func TestExponentPlus(t *testing.T) {
 		}
 	}
 }
+
+func TestIntegerText(t *testing.T) {
+	tests := []struct {
+		lit, want string
+		ok        bool
+	}{
+		{"25419.0", "25419", true},
+		{"1.5e3", "1500", true},
+		{"1E2", "100", true},
+		{"-0.0", "0", true},
+		{"-0", "0", true},
+		{"0e-7", "0", true},
+		{"-12", "-12", true},
+		{"120e-1", "12", true},
+		{"18446744073709551615", "18446744073709551615", true},
+		{"1.5", "", false},
+		{"1e-1", "", false},
+		{"1e20", "", false}, // 21 digits
+		{"1e99999999999999999999", "", false},
+		{"1e-99999999999999999999", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := IntegerText(tt.lit, 20)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("IntegerText(%q, 20) = %q, %v; want %q, %v", tt.lit, got, ok, tt.want, tt.ok)
+		}
+	}
+}
