@@ -36,17 +36,56 @@ func (v *view) checkpoint() []byte {
 	}
 	open := make([]*jsonv.Node, len(v.open))
 	for i, c := range v.open {
-		open[i] = jsonv.NewObjectOf([]string{"kind", "id"}, jsonv.NewString(c.kind.String()), jsonv.NewString(c.id))
+		var chunked *jsonv.Node
+		if c.chunked {
+			chunked = jsonv.NewBool(true)
+		}
+		open[i] = jsonv.NewObjectOf([]string{"kind", "id", "chunked"}, jsonv.NewString(c.kind.String()), jsonv.NewString(c.id), chunked)
 	}
 	interrupts := v.interrupts
 	if interrupts == nil {
 		interrupts = []*jsonv.Node{}
 	}
-	return jsonv.Marshal(jsonv.NewObject(
+	cp := jsonv.NewObject(
 		[]string{"format", "events", "threadId", "runId", "run", "diverged", "state", "messages", "interrupts", "open", "chunks"},
 		[]*jsonv.Node{jsonv.NewString(checkpointVersion), jsonv.NewNumber(strconv.Itoa(v.events)),
 			jsonv.NewString(v.threadID), jsonv.NewString(v.runID), jsonv.NewString(runPhaseNames[v.run]), jsonv.NewBool(v.diverged), v.state,
-			encodeMessages(v.messages), jsonv.NewArray(interrupts), jsonv.NewArray(open), jsonv.NewArray(chunks)}))
+			encodeMessages(v.messages), jsonv.NewArray(interrupts), jsonv.NewArray(open), jsonv.NewArray(chunks)})
+	return jsonv.Marshal(v.checkpointScopes(cp))
+}
+
+// checkpointScopes adds to a checkpoint the members that are written only
+// when they hold something: the run's steps, reasoning spans and subagents,
+// the events that ended it, and the stream's event id.
+func (v *view) checkpointScopes(cp *jsonv.Node) *jsonv.Node {
+	if len(v.steps) > 0 {
+		steps := make([]*jsonv.Node, len(v.steps))
+		for i, s := range v.steps {
+			steps[i] = jsonv.NewObjectOf([]string{"name", "subagentRunId"}, jsonv.NewString(s.name), s.sub)
+		}
+		cp = jsonv.WithMember(cp, "steps", jsonv.NewArray(steps))
+	}
+	if len(v.spans) > 0 {
+		spans := make([]*jsonv.Node, len(v.spans))
+		for i, s := range v.spans {
+			spans[i] = jsonv.NewObjectOf([]string{"messageId", "subagentRunId"}, jsonv.NewString(s.id), s.sub)
+		}
+		cp = jsonv.WithMember(cp, "spans", jsonv.NewArray(spans))
+	}
+	if len(v.subagents) > 0 {
+		subs := make([]*jsonv.Node, len(v.subagents))
+		for i, s := range v.subagents {
+			subs[i] = jsonv.NewObjectOf([]string{"event", "done"}, s.start, jsonv.NewBool(s.done))
+		}
+		cp = jsonv.WithMember(cp, "subagents", jsonv.NewArray(subs))
+	}
+	if len(v.ends) > 0 {
+		cp = jsonv.WithMember(cp, "ends", jsonv.NewArray(v.ends))
+	}
+	if v.eventID != "" {
+		cp = jsonv.WithMember(cp, "eventId", jsonv.NewString(v.eventID))
+	}
+	return cp
 }
 
 // Restore returns a Consumer that holds what checkpoint says, configured by
@@ -128,6 +167,9 @@ func (c *Consumer) restore(checkpoint []byte) error {
 	if err := t.restoreChunks(chunks); err != nil {
 		return err
 	}
+	if err := t.restoreScopes(n); err != nil {
+		return err
+	}
 	if ended := t.next.run == runFinished || t.next.run == runFailed; ended && len(t.next.open)+len(t.next.chunks) > 0 {
 		return fmt.Errorf("%w: an open construct or chunk stream after the run ended", errBadCheckpoint)
 	}
@@ -147,7 +189,7 @@ func (t *txn) restoreOpen(list *jsonv.Node) error {
 			return fmt.Errorf("%w: open construct %d is %s, not an object", errBadCheckpoint, i, n.Kind().Phrase())
 		}
 		f := &fields{n: n, kind: errBadCheckpoint}
-		kind, id := f.str("kind"), f.id("id")
+		kind, id, chunked := f.str("kind"), f.id("id"), f.optBool("chunked", false)
 		named := slices.Index(constructNames[:], kind)
 		k := constructKind(max(named, 0))
 		switch {
@@ -157,7 +199,7 @@ func (t *txn) restoreOpen(list *jsonv.Node) error {
 		case t.isOpen(k, id):
 			f.fail("%s %s is open twice", k, jsonv.Quote(id))
 		default:
-			if err := t.reachable(construct{k, id}); err != nil {
+			if err := t.reachable(construct{kind: k, id: id}); err != nil {
 				f.fail("%s %s is open, but %v", k, jsonv.Quote(id), err)
 			}
 		}
@@ -165,6 +207,9 @@ func (t *txn) restoreOpen(list *jsonv.Node) error {
 			return fmt.Errorf("%w (in open construct %d)", f.err, i)
 		}
 		t.openConstruct(k, id)
+		if chunked {
+			t.chunkConstruct(k, id)
+		}
 	}
 	return nil
 }
@@ -219,4 +264,112 @@ func restoreChunk(n *jsonv.Node) (chunkStream, error) {
 		f.fail("a tool call stream has a name and no role")
 	}
 	return s, f.err
+}
+
+// restoreScopes reads into t the optional members of checkpoint n that
+// checkpointScopes writes. Steps, spans and subagents are open only while
+// a run may be (none after it ended), each once; the events that ended the
+// run are a RUN_FINISHED, a RUN_ERROR, or both in that order, as its phase
+// says.
+func (t *txn) restoreScopes(n *jsonv.Node) error {
+	f := &fields{n: n, kind: errBadCheckpoint}
+	list := func(name string) *jsonv.Node {
+		if l := f.opt(name, jsonv.Array); l != nil {
+			return l
+		}
+		return jsonv.NewArray(nil)
+	}
+	steps, spans, subs, ends := list("steps"), list("spans"), list("subagents"), list("ends")
+	t.next.eventID, _ = f.optStr("eventId")
+	if f.err != nil {
+		return f.err
+	}
+	ended := t.next.run == runFinished || t.next.run == runFailed
+	if ended && steps.Len()+spans.Len()+subs.Len() > 0 {
+		return fmt.Errorf("%w: an open step, reasoning span or subagent after the run ended", errBadCheckpoint)
+	}
+	each := func(list *jsonv.Node, what string, read func(f *fields) error) error {
+		for i, e := range list.All() {
+			if e.Kind() != jsonv.Object {
+				return fmt.Errorf("%w: %s %d is %s, not an object", errBadCheckpoint, what, i, e.Kind().Phrase())
+			}
+			f := &fields{n: e, kind: errBadCheckpoint}
+			err := read(f)
+			if f.err != nil {
+				err = f.err
+			}
+			if err != nil {
+				return fmt.Errorf("%w (in %s %d)", err, what, i)
+			}
+		}
+		return nil
+	}
+	err := each(steps, "step", func(f *fields) error {
+		name, sub := f.str("name"), f.opt("subagentRunId", jsonv.String)
+		if f.err == nil && t.stepIndex(name, sub) >= 0 {
+			f.fail("step %s is open twice", jsonv.Quote(name))
+		}
+		t.next.steps = append(t.next.steps, openStep{name, sub})
+		return nil
+	})
+	if err == nil {
+		err = each(spans, "reasoning span", func(f *fields) error {
+			id, sub := f.id("messageId"), f.opt("subagentRunId", jsonv.String)
+			if f.err == nil && t.spanIndex(id) >= 0 {
+				f.fail("reasoning span %s is open twice", jsonv.Quote(id))
+			}
+			t.next.spans = append(t.next.spans, openSpan{id, sub})
+			return nil
+		})
+	}
+	if err == nil {
+		err = each(subs, "subagent", func(f *fields) error {
+			ev, done := f.of("event", jsonv.Object), f.optBool("done", false)
+			if f.err != nil {
+				return nil
+			}
+			id := &fields{n: ev, kind: errBadCheckpoint}
+			if typ := id.str("type"); id.err == nil && typ != "SUBAGENT_STARTED" {
+				id.fail("\"type\" is %s, not \"SUBAGENT_STARTED\"", jsonv.Quote(typ))
+			}
+			sid := id.str("subagentRunId")
+			if id.err != nil {
+				return id.err
+			}
+			if t.subagentIndex(sid) >= 0 {
+				return fmt.Errorf("%w: subagent %s started twice", errBadCheckpoint, jsonv.Quote(sid))
+			}
+			t.next.subagents = append(t.next.subagents, subagent{id: sid, start: ev, done: done})
+			return nil
+		})
+	}
+	if err != nil {
+		return err
+	}
+	var types []string
+	err = each(ends, "end of the run", func(f *fields) error {
+		typ := f.str("type")
+		switch typ {
+		case "RUN_FINISHED":
+			f.str("threadId")
+			f.str("runId")
+		case "RUN_ERROR":
+			f.str("message")
+		}
+		types = append(types, typ)
+		t.next.ends = append(t.next.ends, f.n)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	allowed := map[runPhase][][]string{
+		runFinished: {nil, {"RUN_FINISHED"}},
+		runFailed:   {nil, {"RUN_ERROR"}, {"RUN_FINISHED", "RUN_ERROR"}},
+	}[t.next.run]
+	if !slices.ContainsFunc(append(allowed, nil), func(w []string) bool { return slices.Equal(w, types) }) {
+		return fmt.Errorf("%w: \"ends\" holds %s, which cannot end a run in phase %s",
+			errBadCheckpoint, strings.Join(types, ", "), jsonv.Quote(runPhaseNames[t.next.run]))
+	}
+	return nil
 }

@@ -118,9 +118,66 @@ func TestCheckpointKeepsEverything(t *testing.T) {
 	assert.Equal(t, 9, ee.Position, "event positions go on from the checkpoint")
 }
 
+// TestCheckpointKeepsScopes checks that a checkpoint keeps what a prelude
+// opens again: the run's steps, reasoning spans and subagents, a construct
+// that a chunk stream opened, the events that ended the run, the SSE id.
+func TestCheckpointKeepsScopes(t *testing.T) {
+	t.Parallel()
+	c := New(nil)
+	for _, ev := range []string{
+		`{"type":"RUN_STARTED","threadId":"t1","runId":"r1"}`,
+		`{"type":"SUBAGENT_STARTED","subagentRunId":"s1","name":"researcher"}`,
+		`{"type":"SUBAGENT_STARTED","subagentRunId":"s2","name":"writer","parentSubagentRunId":"s1"}`,
+		`{"type":"SUBAGENT_FINISHED","subagentRunId":"s2"}`,
+		`{"type":"STEP_STARTED","stepName":"plan"}`,
+		`{"type":"STEP_STARTED","stepName":"plan","subagentRunId":"s1"}`,
+		`{"type":"STEP_STARTED","stepName":"done"}`,
+		`{"type":"STEP_FINISHED","stepName":"done"}`,
+		`{"type":"REASONING_START","messageId":"r1","subagentRunId":"s1"}`,
+		`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","delta":"Hel"}`,
+		`{"type":"STATE_SNAPSHOT","snapshot":{}}`,
+	} {
+		require.NoError(t, c.Apply([]byte(ev)))
+	}
+	v := c.cur.Load()
+	require.Len(t, v.steps, 2, "a step is per subagent; a finished one closes")
+	require.Len(t, v.spans, 1)
+	require.Len(t, v.subagents, 2)
+	assert.True(t, v.subagents[1].done)
+	require.Len(t, v.open, 1)
+	assert.True(t, v.open[0].chunked, "a chunk opened it; its stream has closed")
+	assert.Empty(t, v.chunks)
+
+	r, err := Restore(c.Checkpoint(), nil)
+	require.NoError(t, err)
+	assert.Equal(t, string(c.Checkpoint()), string(r.Checkpoint()))
+	assert.Contains(t, string(r.Checkpoint()), `"chunked":true`)
+
+	for _, ev := range []string{
+		`{"type":"RUN_FINISHED","threadId":"t1","runId":"r1","outcome":{"type":"interrupt","interrupts":[{"id":"i1"}]}}`,
+		`{"type":"RUN_ERROR","message":"late","code":"X"}`,
+	} {
+		require.NoError(t, r.Apply([]byte(ev)))
+	}
+	v = r.cur.Load()
+	assert.Empty(t, v.steps, "a run's end closes its scopes")
+	assert.Empty(t, v.spans)
+	assert.Empty(t, v.subagents)
+	require.Len(t, v.ends, 2, "RUN_FINISHED, then RUN_ERROR")
+	again, err := Restore(r.Checkpoint(), nil)
+	require.NoError(t, err)
+	assert.Equal(t, string(r.Checkpoint()), string(again.Checkpoint()))
+	require.NoError(t, again.Apply([]byte(`{"type":"RUN_STARTED","threadId":"t1","runId":"r2"}`)))
+	assert.Empty(t, again.cur.Load().ends, "a new run has not ended")
+}
+
 func TestRestoreRejects(t *testing.T) {
 	t.Parallel()
 	good := string(New(nil).Checkpoint())
+	with := func(members string) string { return strings.TrimSuffix(good, "}") + "," + members + "}" }
+	ended := func(phase, members string) string {
+		return strings.Replace(with(members), `"run":"none"`, phase, 1)
+	}
 	tests := []struct {
 		name, checkpoint string
 		reason           string
@@ -139,6 +196,15 @@ func TestRestoreRejects(t *testing.T) {
 		{"interrupt without an id", strings.Replace(good, `"interrupts":[]`, `"interrupts":[{"reason":"x"}]`, 1), "no stream makes an interrupt without an id pending"},
 		{"two streams in a lane", strings.Replace(good, `"chunks":[]`, `"chunks":[{"lane":"","kind":"TEXT_MESSAGE_CHUNK","id":"m"},{"lane":"","kind":"TOOL_CALL_CHUNK","id":"t"}]`, 1), "one open stream per lane"},
 		{"empty chunk id", strings.Replace(good, `"chunks":[]`, `"chunks":[{"lane":"","kind":"TEXT_MESSAGE_CHUNK","id":""}]`, 1), "ids are not empty"},
+		{"step after the run ended", ended(`"run":"finished"`, `"steps":[{"name":"s"}]`), "RUN_FINISHED closes every step"},
+		{"step open twice", with(`"steps":[{"name":"s"},{"name":"s"}]`), "a step open twice is one step"},
+		{"empty span id", with(`"spans":[{"messageId":""}]`), "ids are not empty"},
+		{"subagent not started", with(`"subagents":[{"event":{"type":"SUBAGENT_FINISHED","subagentRunId":"s"},"done":true}]`), "a subagent is kept by its SUBAGENT_STARTED"},
+		{"subagent without an id", with(`"subagents":[{"event":{"type":"SUBAGENT_STARTED"},"done":false}]`), "only a started subagent with an id is kept"},
+		{"ends of an active run", ended(`"run":"started"`, `"ends":[{"type":"RUN_ERROR","message":"x"}]`), "an active run has not ended"},
+		{"ends out of order", ended(`"run":"error"`, `"ends":[{"type":"RUN_ERROR","message":"x"},{"type":"RUN_FINISHED","threadId":"t","runId":"r"}]`), "RUN_ERROR may follow RUN_FINISHED, not precede it"},
+		{"end without its message", ended(`"run":"error"`, `"ends":[{"type":"RUN_ERROR"}]`), "a RUN_ERROR has a message"},
+		{"event id not a string", with(`"eventId":5`), "an SSE id is text"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -147,7 +213,9 @@ func TestRestoreRejects(t *testing.T) {
 			assert.ErrorIs(t, err, errBadCheckpoint, tt.reason)
 		})
 	}
-	_, err := Restore([]byte(strings.Replace(good, `"state":{}`, `"state":"`+strings.Repeat("x", 100)+`"`, 1)), &Options{MaxStateSize: 50})
+	_, err := Restore([]byte(with(`"steps":[{"name":"s"},{"name":"s","subagentRunId":"a"}]`)), nil)
+	assert.NoError(t, err, "a step name is per subagent, as the reference client verifies it")
+	_, err = Restore([]byte(strings.Replace(good, `"state":{}`, `"state":"`+strings.Repeat("x", 100)+`"`, 1)), &Options{MaxStateSize: 50})
 	assert.ErrorIs(t, err, ErrLimit, "a restored Consumer obeys its limits")
 	deep := strings.Repeat("[", 2000) + strings.Repeat("]", 2000)
 	_, err = Restore([]byte(strings.Replace(good, `"state":{}`, `"state":`+deep, 1)), nil)
@@ -163,6 +231,10 @@ func FuzzRestore(f *testing.F) {
 		`{"type":"STATE_SNAPSHOT","snapshot":{"a":[1,2.50]}}`,
 		`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u","role":"user","content":"x"}]}`,
 		`{"type":"TOOL_CALL_CHUNK","toolCallId":"c","toolCallName":"f","parentMessageId":"p","delta":"{"}`,
+		`{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n"}`,
+		`{"type":"STEP_STARTED","stepName":"s","subagentRunId":"s"}`,
+		`{"type":"REASONING_START","messageId":"r"}`,
+		`{"type":"RUN_ERROR","message":"m"}`,
 	} {
 		f.Add(c.Checkpoint())
 		_ = c.Apply([]byte(ev))

@@ -164,6 +164,7 @@ func (t *txn) applyChunk(c chunk, idName string) error {
 			t.startChunk(s, c)
 			started = true
 		}
+		t.chunkConstruct(s.kind, s.id)
 	}
 	if c.hasDelta || c.raw || (!started && (c.meta != nil || c.subNull)) {
 		if c.kind == toolConstruct {

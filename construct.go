@@ -54,25 +54,41 @@ func (k constructKind) writer() writer {
 	return toolCallWriter
 }
 
-// construct names an open construct: a message id, or a tool call id.
+// construct names an open construct: a message id, or a tool call id. It
+// is chunked when a chunk stream has opened or gone on with it: the
+// reference client then ends it with the stream, so that only a chunk may
+// go on with it (see prelude.go).
 type construct struct {
-	kind constructKind
-	id   string
+	kind    constructKind
+	id      string
+	chunked bool
+}
+
+// openIndex returns the index in t.next.open of the construct of kind k
+// with id, or -1.
+func (t *txn) openIndex(k constructKind, id string) int {
+	return slices.IndexFunc(t.next.open, func(c construct) bool { return c.kind == k && c.id == id })
 }
 
 // isOpen reports whether the construct of kind k with id is open.
-func (t *txn) isOpen(k constructKind, id string) bool {
-	return slices.Contains(t.next.open, construct{k, id})
-}
+func (t *txn) isOpen(k constructKind, id string) bool { return t.openIndex(k, id) >= 0 }
 
 // openConstruct opens the construct of kind k with id, which is not open.
 func (t *txn) openConstruct(k constructKind, id string) {
-	t.next.open = append(slices.Clip(t.next.open), construct{k, id})
+	t.next.open = append(slices.Clip(t.next.open), construct{kind: k, id: id})
+}
+
+// chunkConstruct marks the open construct of kind k with id chunked.
+func (t *txn) chunkConstruct(k constructKind, id string) {
+	if i := t.openIndex(k, id); i >= 0 && !t.next.open[i].chunked {
+		t.next.open = slices.Clone(t.next.open)
+		t.next.open[i].chunked = true
+	}
 }
 
 // closeConstruct closes the construct of kind k with id, if it is open.
 func (t *txn) closeConstruct(k constructKind, id string) {
-	if i := slices.Index(t.next.open, construct{k, id}); i >= 0 {
+	if i := t.openIndex(k, id); i >= 0 {
 		t.next.open = slices.Concat(t.next.open[:i], t.next.open[i+1:])
 	}
 }

@@ -41,6 +41,11 @@ type view struct {
 	interrupts      []*jsonv.Node // pending interrupts of the last run; never edited
 	open            []construct   // open constructs, in the order they opened; never edited
 	chunks          []chunkStream // open chunk streams, one per lane; never edited
+	steps           []openStep    // open steps of the run, in the order they opened; never edited
+	spans           []openSpan    // open reasoning spans of the run, in order; never edited
+	subagents       []subagent    // subagents the run started, in order; never edited
+	ends            []*jsonv.Node // RUN_FINISHED and RUN_ERROR that ended the last run; never edited
+	eventID         string        // the SSE id of the stream after the last event applied from one
 }
 
 // nextPosition is the position of the next event given to the Consumer

@@ -65,9 +65,10 @@ type eventType struct {
 }
 
 // eventTypes is the table of the AG-UI 1.0 event types this package acts
-// on. Adding an event type is adding its row. Types not in it (RAW,
-// SUBAGENT_STARTED, types this package does not know) change nothing and
-// are still delivered to subscribers.
+// on. Adding an event type is adding its row. Types not in it (RAW, types
+// this package does not know) change nothing and are still delivered to
+// subscribers. Steps, reasoning spans and subagents change no state or
+// message; the Consumer keeps them for a prelude (scopes.go).
 var eventTypes = map[string]eventType{
 	"STATE_SNAPSHOT":    {(*txn).stateSnapshot, closeLane},
 	"STATE_DELTA":       {(*txn).stateDelta, closeLane},
@@ -76,16 +77,16 @@ var eventTypes = map[string]eventType{
 	"RUN_STARTED":   {(*txn).runStarted, closeAll},
 	"RUN_FINISHED":  {(*txn).runFinished, closeAll},
 	"RUN_ERROR":     {(*txn).runError, closeAll},
-	"STEP_STARTED":  {(*txn).step, closeLane},
-	"STEP_FINISHED": {(*txn).step, closeLane},
+	"STEP_STARTED":  {(*txn).stepStarted, closeLane},
+	"STEP_FINISHED": {(*txn).stepFinished, closeLane},
 
 	"TEXT_MESSAGE_START":   {(*txn).textStart, closeLane},
 	"TEXT_MESSAGE_CONTENT": {(*txn).textContent, closeLane},
 	"TEXT_MESSAGE_END":     {(*txn).textMessageEnd, closeLane},
 	"TEXT_MESSAGE_CHUNK":   {(*txn).textChunk, ownChunks},
 
-	"REASONING_START":           {(*txn).reasoningBoundary, closeLane},
-	"REASONING_END":             {(*txn).reasoningBoundary, closeLane},
+	"REASONING_START":           {(*txn).reasoningSpanStart, closeLane},
+	"REASONING_END":             {(*txn).reasoningSpanEnd, closeLane},
 	"REASONING_MESSAGE_START":   {(*txn).reasoningStart, closeLane},
 	"REASONING_MESSAGE_CONTENT": {(*txn).reasoningContent, closeLane},
 	"REASONING_MESSAGE_END":     {(*txn).reasoningEnd, closeLane},
@@ -102,8 +103,9 @@ var eventTypes = map[string]eventType{
 	"ACTIVITY_DELTA":    {(*txn).activityDelta, keepChunks},
 
 	"CUSTOM":            {nil, closeLaneLoosely},
-	"SUBAGENT_FINISHED": {nil, closeNamedLane},
-	"SUBAGENT_ERROR":    {nil, closeNamedLane},
+	"SUBAGENT_STARTED":  {(*txn).subagentStarted, keepChunks},
+	"SUBAGENT_FINISHED": {(*txn).subagentEnded, closeNamedLane},
+	"SUBAGENT_ERROR":    {(*txn).subagentEnded, closeNamedLane},
 }
 
 // dispatch applies one parsed event to t, as its row in eventTypes says,

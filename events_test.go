@@ -84,7 +84,7 @@ func TestWarnings(t *testing.T) {
 // each chunk kind names a row that manages its own streams.
 func TestEventTypes(t *testing.T) {
 	t.Parallel()
-	passedOver := []string{"RAW", "SUBAGENT_STARTED"}
+	passedOver := []string{"RAW"}
 	protocol := []string{
 		"TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "TEXT_MESSAGE_CHUNK",
 		"TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_CHUNK", "TOOL_CALL_RESULT",

@@ -240,7 +240,7 @@ func checkReadBack(t testing.TB, c *Consumer, opts *Options, where string) {
 			if err := r.Apply([]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"read-back"}`)); err != nil {
 				t.Fatalf("%s: %v", where, err)
 			}
-			held.run, held.threadID, held.runID = runActive, "t", "read-back"
+			held.run, held.threadID, held.runID, held.ends = runActive, "t", "read-back", nil
 		}
 		if err := r.Apply([]byte(ev)); err != nil {
 			t.Fatalf("%s: %s: %v", where, what, err)

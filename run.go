@@ -5,6 +5,7 @@ package aguistate
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
@@ -68,6 +69,8 @@ func (t *txn) runStarted(ev *jsonv.Node) error {
 	}
 	t.next.threadID, t.next.runID, t.next.run = thread, run, runActive
 	t.closeConstructs()
+	t.clearScopes()
+	t.next.ends = nil
 	return nil
 }
 
@@ -130,6 +133,8 @@ func (t *txn) runFinished(ev *jsonv.Node) error {
 	}
 	t.next.run = runFinished
 	t.closeConstructs()
+	t.clearScopes()
+	t.next.ends = []*jsonv.Node{ev}
 	if outcome == nil {
 		t.next.interrupts = nil
 		return nil
@@ -168,16 +173,15 @@ func (t *txn) runError(ev *jsonv.Node) error {
 	if f.err != nil {
 		return f.err
 	}
+	if t.next.run == runFinished {
+		t.next.ends = append(slices.Clip(t.next.ends), ev)
+	} else {
+		t.next.ends = []*jsonv.Node{ev}
+	}
 	t.next.run = runFailed
 	t.closeConstructs()
+	t.clearScopes()
 	return nil
-}
-
-// step checks a STEP_STARTED or STEP_FINISHED, which change nothing.
-func (t *txn) step(ev *jsonv.Node) error {
-	f := eventFields(ev)
-	f.str("stepName")
-	return f.err
 }
 
 // Interrupts returns the interrupts pending on the thread: those of the

@@ -18,14 +18,6 @@ func (t *txn) textStart(ev *jsonv.Node) error { return t.start(ev, textConstruct
 // reasoningStart applies REASONING_MESSAGE_START.
 func (t *txn) reasoningStart(ev *jsonv.Node) error { return t.start(ev, reasoningConstruct) }
 
-// reasoningBoundary checks a REASONING_START or REASONING_END, which
-// change nothing.
-func (t *txn) reasoningBoundary(ev *jsonv.Node) error {
-	f := eventFields(ev)
-	f.id("messageId")
-	return f.err
-}
-
 // start opens a text message or a reasoning message, as k says.
 func (t *txn) start(ev *jsonv.Node, k constructKind) error {
 	f := eventFields(ev)
