@@ -170,6 +170,8 @@ func FuzzRead(f *testing.F) {
 		slow := collect(t, iotest.OneByteReader(bytes.NewReader(data)), fm, int(maxSize))
 		require.Equal(t, got.Payloads, slow.Payloads, "one-byte reads change the payloads")
 		require.Equal(t, errText(got.Err), errText(slow.Err), "one-byte reads change the error")
+		require.Equal(t, got.IDs, slow.IDs, "one-byte reads change the ids")
+		require.Equal(t, got.Fields, slow.Fields, "one-byte reads change the fields")
 
 		for i, p := range got.Payloads {
 			require.LessOrEqual(t, len(p), limit, "payload %d exceeds maxSize", i+1)

@@ -19,15 +19,18 @@ import (
 // and the final error, if any.
 type result struct {
 	Payloads []string
+	IDs      []string // the last event ID at each payload
+	Fields   Fields   // at the end
 	Err      error
 }
 
-// collect ranges over Read and checks the iterator contract on the way: no
+// collect ranges over ReadFields and checks the iterator contract on the way: no
 // payload comes with an error, and nothing comes after an error.
 func collect(t testing.TB, r io.Reader, f Format, max int) result {
 	t.Helper()
 	var res result
-	for p, err := range Read(r, f, max) {
+	var fields Fields
+	for p, err := range ReadFields(r, f, max, &fields) {
 		if res.Err != nil {
 			t.Fatalf("yielded (%q, %v) after error %v", p, err, res.Err)
 		}
@@ -42,7 +45,9 @@ func collect(t testing.TB, r io.Reader, f Format, max int) result {
 			t.Fatalf("yielded a nil payload without error")
 		}
 		res.Payloads = append(res.Payloads, string(p))
+		res.IDs = append(res.IDs, fields.LastEventID)
 	}
+	res.Fields = fields
 	return res
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"time"
 )
 
 // Format names the framing of an event stream. The zero value is
@@ -27,8 +28,8 @@ const (
 	// Standard section 9.2.6 "Interpreting an event stream": lines end in
 	// LF, CR or CRLF; a leading BOM is dropped; the values of the "data"
 	// fields of one event are joined with LF; a blank line dispatches the
-	// event. Only data is kept: "event", "id", "retry", comments and unknown
-	// fields are skipped. An event that is not ended by a blank line before
+	// event. Only data is yielded: "id" and "retry" set [Fields], and
+	// "event", comments and unknown fields are skipped. An event that is not ended by a blank line before
 	// EOF is yielded when its data is one whole JSON text, as the reference
 	// client does (the standard drops it); with any other data the stream
 	// was cut short: io.ErrUnexpectedEOF. Events with no data field are
@@ -82,8 +83,8 @@ var errStopped = errors.New("stopped")
 // where err is an [*Error] wrapping [ErrTooLarge], [ErrSyntax],
 // io.ErrUnexpectedEOF (the stream ended inside an event, in every format) or
 // the error returned by r. It never yields a payload together with an error. io.EOF
-// from r is success: the iteration just ends. Read does not reconnect, retry,
-// or honour the SSE "retry" and "id" fields.
+// from r is success: the iteration just ends. Read does not reconnect or
+// retry; [ReadFields] also reports the SSE "id" and "retry" fields.
 //
 // The yielded slice is a view into a reused buffer: it is valid only until
 // the next iteration step. Copy or parse it before continuing. Payloads are
@@ -96,11 +97,38 @@ var errStopped = errors.New("stopped")
 // Range over the iterator once: it reads r through its own buffer, so a
 // second range starts wherever r was left, not at the next payload.
 func Read(r io.Reader, format Format, maxSize int) iter.Seq2[[]byte, error] {
+	return ReadFields(r, format, maxSize, nil)
+}
+
+// Fields is what the id and retry fields of an SSE stream have set (HTML
+// Living Standard section 9.2.6), as [ReadFields] reads it. The other
+// framings have no fields.
+type Fields struct {
+	// LastEventID is the stream's last event ID string: the value of the
+	// last id field, taken when an event is dispatched (also one without
+	// data). When ReadFields yields a payload, it names that payload's
+	// event. An id field without a value sets it to "".
+	LastEventID string
+	// IDs reports that an id field has come.
+	IDs bool
+	// Retry is the reconnection time the last retry field of ASCII digits
+	// set (milliseconds, as the field gives it), or 0 when none has.
+	Retry time.Duration
+}
+
+// ReadFields is [Read] that also keeps f up to date with the id and retry
+// fields of an SSE stream, as it reads them: when it yields a payload, f
+// holds what the fields set up to the end of that payload's event. f may
+// be nil; its values at the start are the stream's starting ones.
+func ReadFields(r io.Reader, format Format, maxSize int, f *Fields) iter.Seq2[[]byte, error] {
 	if maxSize <= 0 {
 		maxSize = defaultMaxSize
 	}
+	if f == nil {
+		f = new(Fields)
+	}
 	return func(yield func([]byte, error) bool) {
-		p := &reader{br: bufio.NewReaderSize(r, bufSize), max: maxSize, yield: yield}
+		p := &reader{br: bufio.NewReaderSize(r, bufSize), max: maxSize, yield: yield, fields: f}
 		if err := p.run(format); err != nil && err != errStopped {
 			yield(nil, &Error{Event: p.n + 1, Err: err})
 		}
@@ -109,11 +137,12 @@ func Read(r io.Reader, format Format, maxSize int) iter.Seq2[[]byte, error] {
 
 // reader holds the state shared by the three framings.
 type reader struct {
-	br    *bufio.Reader
-	err   error // sticky error from br, never cleared
-	max   int
-	n     int // payloads yielded so far
-	yield func([]byte, error) bool
+	br     *bufio.Reader
+	err    error // sticky error from br, never cleared
+	max    int
+	n      int // payloads yielded so far
+	yield  func([]byte, error) bool
+	fields *Fields // SSE only
 }
 
 // emit yields one payload and reports whether to go on.

@@ -6,7 +6,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // lineEnd returns the index of the first CR or LF in b, or -1.
@@ -27,12 +30,36 @@ const (
 	sseLineStart = iota // at the first byte of a line
 	sseData             // inside the value of a data field
 	sseSkip             // inside a line that is ignored
+	sseID               // inside the value of an id field
+	sseRetry            // inside the value of a retry field
 )
+
+// field returns the line state for a line that begins with b and whose
+// value begins after skip bytes, when it is an id or retry field: the name
+// alone, or followed by a colon and one optional space.
+func field(b []byte, name string, state int) (int, int, bool) {
+	n := len(name)
+	if len(b) <= n || string(b[:n]) != name {
+		return 0, 0, false
+	}
+	switch b[n] {
+	case '\n', '\r':
+		return state, n, true
+	case ':':
+		if len(b) > n+1 && b[n+1] == ' ' {
+			return state, n + 2, true
+		}
+		return state, n + 1, true
+	}
+	return 0, 0, false
+}
 
 // readSSE implements the event stream interpretation of HTML section 9.2.6,
 // keeping only the data buffer, but for the end of the stream (endSSE).
 func (p *reader) readSSE(skipLine bool) error {
 	var data []byte // data buffer; len(data) minus its final LF never exceeds max
+	var value []byte // the value of an id or retry field being read
+	id := p.fields.LastEventID // the last event ID buffer
 	state := sseLineStart
 	if skipLine {
 		state = sseSkip
@@ -42,7 +69,7 @@ func (p *reader) readSSE(skipLine bool) error {
 	for {
 		b, err := p.buffered()
 		if err == io.EOF {
-			return p.endSSE(data, state == sseData)
+			return p.endSSE(data, state == sseData, id)
 		}
 		if err != nil {
 			return err
@@ -67,7 +94,7 @@ func (p *reader) readSSE(skipLine bool) error {
 					if strings.HasPrefix("data: ", string(b)) {
 						return io.ErrUnexpectedEOF // cut at the start of a data line
 					}
-					return p.endSSE(data, false)
+					return p.endSSE(data, false, id)
 				}
 			}
 			switch c := b[0]; {
@@ -75,6 +102,7 @@ func (p *reader) readSSE(skipLine bool) error {
 				// Blank line: dispatch.
 				p.discard(1)
 				skipLF = c == '\r'
+				p.fields.LastEventID = id
 				if len(data) > 0 {
 					if !p.emit(data[:len(data)-1]) {
 						return errStopped
@@ -92,7 +120,16 @@ func (p *reader) readSSE(skipLine bool) error {
 				p.discard(skip)
 				state = sseData
 			default:
-				// Comment (":"), or a field other than data.
+				next, skip, ok := field(b, "id", sseID)
+				if !ok {
+					next, skip, ok = field(b, "retry", sseRetry)
+				}
+				if ok {
+					p.discard(skip)
+					state, value = next, value[:0]
+					break
+				}
+				// Comment (":"), or another field.
 				state, lineLen = sseSkip, 0
 			}
 		case sseData:
@@ -112,6 +149,31 @@ func (p *reader) readSSE(skipLine bool) error {
 			data = append(data, '\n')
 			skipLF = b[i] == '\r'
 			p.discard(i + 1)
+			state = sseLineStart
+		case sseID, sseRetry:
+			i := lineEnd(b)
+			v := b
+			if i >= 0 {
+				v = b[:i]
+			}
+			if len(value)+len(v)-lineAllowance > p.max {
+				return p.tooLarge()
+			}
+			value = append(value, v...)
+			if i < 0 {
+				p.discard(len(b))
+				continue
+			}
+			skipLF = b[i] == '\r'
+			p.discard(i + 1)
+			if state == sseID {
+				if bytes.IndexByte(value, 0) < 0 { // an id with NUL is ignored
+					id = string(value)
+					p.fields.IDs = true
+				}
+			} else {
+				p.setRetry(value)
+			}
 			state = sseLineStart
 		case sseSkip:
 			i := lineEnd(b)
@@ -136,10 +198,11 @@ func (p *reader) readSSE(skipLine bool) error {
 
 // endSSE ends a stream at EOF. data is the data of an event that no blank
 // line dispatched; inLine reports that its last data line has no line end
-// either. The standard drops that event. Here, as in the reference client,
-// it is dispatched when its data is one whole JSON text; any other data
-// was cut short: io.ErrUnexpectedEOF. Empty data is nothing lost.
-func (p *reader) endSSE(data []byte, inLine bool) error {
+// either; id is the last event ID buffer. The standard drops that event.
+// Here, as in the reference client, it is dispatched, with its id, when
+// its data is one whole JSON text; any other data was cut short:
+// io.ErrUnexpectedEOF. Empty data is nothing lost.
+func (p *reader) endSSE(data []byte, inLine bool, id string) error {
 	if !inLine && len(data) > 0 {
 		data = data[:len(data)-1] // the LF after the last whole data line
 	}
@@ -148,8 +211,30 @@ func (p *reader) endSSE(data []byte, inLine bool) error {
 		return nil
 	case !json.Valid(data):
 		return io.ErrUnexpectedEOF
-	case !p.emit(data):
+	}
+	p.fields.LastEventID = id
+	if !p.emit(data) {
 		return errStopped
 	}
 	return nil
+}
+
+// setRetry sets the reconnection time from the value of a retry field,
+// when it is ASCII digits only; other values are ignored (WHATWG). A value
+// too large for a time.Duration is the largest one.
+func (p *reader) setRetry(value []byte) {
+	if len(value) == 0 {
+		return
+	}
+	for _, c := range value {
+		if c < '0' || c > '9' {
+			return
+		}
+	}
+	ms, err := strconv.ParseInt(string(value), 10, 64)
+	if err != nil || ms > int64(math.MaxInt64/time.Millisecond) {
+		p.fields.Retry = math.MaxInt64
+		return
+	}
+	p.fields.Retry = time.Duration(ms) * time.Millisecond
 }

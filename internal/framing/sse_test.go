@@ -4,10 +4,13 @@ package framing
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestReadSSE(t *testing.T) {
@@ -125,6 +128,75 @@ func BenchmarkReadSSE(b *testing.B) {
 		}
 		if n == 0 {
 			b.Fatal("no payloads")
+		}
+	}
+}
+
+// TestReadFields checks the id and retry fields (WHATWG): the last event ID
+// is the last id field's value when an event is dispatched, and persists
+// across events; retry takes ASCII digits only.
+func TestReadFields(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, reason, in string
+		ids              []string // LastEventID at each payload
+		last             string   // LastEventID at the end
+		sawID            bool
+		retry            time.Duration
+	}{
+		{name: "ids", reason: "each event names its id",
+			in: "id: 1\ndata: a\n\nid: 2\ndata: b\n\n", ids: []string{"1", "2"}, last: "2", sawID: true},
+		{name: "persists", reason: "the buffer is not reset: an event without id keeps the last one",
+			in: "id: 7\ndata: a\n\ndata: b\n\n", ids: []string{"7", "7"}, last: "7", sawID: true},
+		{name: "empty id", reason: "an id field without a value sets the last event ID to empty",
+			in: "id: 7\ndata: a\n\nid\ndata: b\n\nid:\ndata: c\n\nid: 9\ndata: d\n\n", ids: []string{"7", "", "", "9"}, last: "9", sawID: true},
+		{name: "after data", reason: "an id after the data of the same event names that event",
+			in: "data: a\nid: 3\n\n", ids: []string{"3"}, last: "3", sawID: true},
+		{name: "no data", reason: "an event without data still sets the last event ID when dispatched",
+			in: "data: a\n\nid: 4\n\n", ids: []string{""}, last: "4", sawID: true},
+		{name: "not dispatched", reason: "an id of an event cut short before its blank line is not taken",
+			in: "id: 1\ndata: a\n\nid: 2\n", ids: []string{"1"}, last: "1", sawID: true},
+		{name: "json at eof", reason: "an event dispatched at EOF takes its id",
+			in: "id: 1\ndata: a\n\nid: 2\ndata: {}", ids: []string{"1", "2"}, last: "2", sawID: true},
+		{name: "nul", reason: "an id holding NUL is ignored",
+			in: "id: 1\ndata: a\n\nid: x\x00y\ndata: b\n\n", ids: []string{"1", "1"}, last: "1", sawID: true},
+		{name: "spaces", reason: "one space after the colon is dropped, others kept",
+			in: "id:  5 \ndata: a\n\n", ids: []string{" 5 "}, last: " 5 ", sawID: true},
+		{name: "crlf", reason: "CR and CRLF end an id line",
+			in: "id: 1\r\ndata: a\r\n\r\nid: 2\rdata: b\r\r", ids: []string{"1", "2"}, last: "2", sawID: true},
+		{name: "retry", reason: "retry takes ASCII digits, in milliseconds",
+			in: "retry: 2500\ndata: a\n\n", ids: []string{""}, retry: 2500 * time.Millisecond},
+		{name: "bad retry", reason: "a retry with anything but digits is ignored, and so is an empty one",
+			in: "retry: 100\nretry: 1x\nretry: -5\nretry\nretry: 2.5\ndata: a\n\n", ids: []string{""}, retry: 100 * time.Millisecond},
+		{name: "huge retry", reason: "a retry too large for a Duration is the largest",
+			in: "retry: 99999999999999999999999\n\n", retry: time.Duration(math.MaxInt64)},
+		{name: "near names", reason: "field names are exact",
+			in: "ids: 1\nidx\nretryy: 5\nID: 2\n id: 3\ndata: a\n\n", ids: []string{""}},
+		{name: "no ids", reason: "a stream without id fields has none",
+			in: "data: a\n\n", ids: []string{""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var f Fields
+			var ids []string
+			for _, err := range ReadFields(strings.NewReader(tt.in), SSE, 0, &f) {
+				if err != nil {
+					t.Fatalf("%s: %v", tt.reason, err)
+				}
+				ids = append(ids, f.LastEventID)
+			}
+			if fmt.Sprint(ids) != fmt.Sprint(tt.ids) || f.LastEventID != tt.last || f.IDs != tt.sawID || f.Retry != tt.retry {
+				t.Errorf("%s:\ngot  ids %q, last %q, sawID %v, retry %v\nwant ids %q, last %q, sawID %v, retry %v",
+					tt.reason, ids, f.LastEventID, f.IDs, f.Retry, tt.ids, tt.last, tt.sawID, tt.retry)
+			}
+		})
+	}
+
+	long := "id: " + strings.Repeat("x", 200) + "\ndata: a\n\n"
+	for _, err := range ReadFields(strings.NewReader(long), SSE, 100, nil) {
+		if !errors.Is(err, ErrTooLarge) {
+			t.Errorf("an id longer than maxSize: %v, want ErrTooLarge", err)
 		}
 	}
 }
