@@ -57,8 +57,8 @@ func field(b []byte, name string, state int) (int, int, bool) {
 // readSSE implements the event stream interpretation of HTML section 9.2.6,
 // keeping only the data buffer, but for the end of the stream (endSSE).
 func (p *reader) readSSE(skipLine bool) error {
-	var data []byte // data buffer; len(data) minus its final LF never exceeds max
-	var value []byte // the value of an id or retry field being read
+	var data []byte            // data buffer; len(data) minus its final LF never exceeds max
+	var value []byte           // the value of an id or retry field being read
 	id := p.fields.LastEventID // the last event ID buffer
 	state := sseLineStart
 	if skipLine {
