@@ -21,6 +21,10 @@ var (
 
 	// ErrNoCheckpoint reports a thread that has no checkpoint.
 	ErrNoCheckpoint = errors.New("aguistate: no checkpoint")
+
+	// ErrLeased reports a thread whose lease another holder has (see
+	// [Leaser]): another relay runs its current run.
+	ErrLeased = errors.New("aguistate: thread leased")
 )
 
 // ConflictError reports a write at a position the log's end does not

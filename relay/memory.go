@@ -7,14 +7,23 @@ import (
 	"iter"
 	"slices"
 	"sync"
+	"time"
 )
 
-// Memory is a [Store] that keeps threads in this process's memory: the
-// default when nothing else is configured. It is safe for concurrent use;
-// what it holds lasts as long as it does, and only Trim frees it.
+// Memory is a [Store] and a [Leaser] that keeps threads in this process's
+// memory: the default when nothing else is configured. It is safe for
+// concurrent use; what it holds lasts as long as it does, and only Trim
+// frees it.
 type Memory struct {
 	mu      sync.Mutex
 	threads map[string]*memThread
+	leases  map[string]memLease
+}
+
+// memLease is a thread's lease.
+type memLease struct {
+	holder  string
+	expires time.Time
 }
 
 // memThread is one thread: its log from position first on, and its
@@ -31,7 +40,7 @@ func (t *memThread) last() int64 { return t.first + int64(len(t.log)) - 1 }
 
 // NewMemory returns an empty [Memory].
 func NewMemory() *Memory {
-	return &Memory{threads: make(map[string]*memThread)}
+	return &Memory{threads: make(map[string]*memThread), leases: make(map[string]memLease)}
 }
 
 // thread returns the thread named id, adding an empty one. The caller holds
@@ -187,6 +196,34 @@ func (s memPager) Wait(ctx context.Context, after int64, n int) ([]Entry, error)
 			return nil, memError("follow", s.thread, ctx.Err())
 		}
 	}
+}
+
+// Lease implements [Leaser.Lease].
+func (m *Memory) Lease(ctx context.Context, thread, holder string, ttl time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return memError("lease", thread, err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := time.Now()
+	if l, ok := m.leases[thread]; ok && l.holder != holder && now.Before(l.expires) {
+		return fmt.Errorf("%w: thread %q", ErrLeased, thread)
+	}
+	m.leases[thread] = memLease{holder: holder, expires: now.Add(max(ttl, time.Millisecond))}
+	return nil
+}
+
+// Release implements [Leaser.Release].
+func (m *Memory) Release(ctx context.Context, thread, holder string) error {
+	if err := ctx.Err(); err != nil {
+		return memError("release the lease of", thread, err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.leases[thread].holder == holder {
+		delete(m.leases, thread)
+	}
+	return nil
 }
 
 func memError(op, thread string, err error) error {

@@ -5,7 +5,8 @@
 // log is a table with one row per event and the primary key (thread, pos);
 // an append inserts its events only if the log ends right before them, in
 // one statement, and the primary key makes two concurrent appends at one
-// position a conflict. Checkpoints are a table with one row per thread.
+// position a conflict. Checkpoints are a table with one row per thread,
+// and so are leases ([relay.Leaser]), which expire by the server's clock.
 // Each append sends a NOTIFY on the channel "SCHEMA.aguistate_events" whose
 // payload is the md5 of the thread id (hex); Follow LISTENs on it with one
 // connection per Store ([github.com/jackc/pgxlisten]) and reads the table

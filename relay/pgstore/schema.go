@@ -17,6 +17,7 @@ type tables struct {
 	schema      string
 	events      string // quoted, qualified
 	checkpoints string // quoted, qualified
+	leases      string // quoted, qualified
 	channel     string // unquoted: "SCHEMA.aguistate_events"
 }
 
@@ -32,15 +33,17 @@ func newTables(opts *Options) (tables, error) {
 		schema:      schema,
 		events:      pgx.Identifier{schema, "aguistate_events"}.Sanitize(),
 		checkpoints: pgx.Identifier{schema, "aguistate_checkpoints"}.Sanitize(),
+		leases:      pgx.Identifier{schema, "aguistate_leases"}.Sanitize(),
 		channel:     schema + ".aguistate_events",
 	}, nil
 }
 
 // Setup creates the schema that opts names (unless it exists) and the
-// store's two tables in it (unless they exist), in one transaction:
+// store's three tables in it (unless they exist), in one transaction:
 //
 //	aguistate_events      (thread text, pos bigint, event bytea, PRIMARY KEY (thread, pos))
 //	aguistate_checkpoints (thread text PRIMARY KEY, pos bigint, data bytea)
+//	aguistate_leases      (thread text PRIMARY KEY, holder text, expires timestamptz)
 //
 // Run it once before the first [New] on a database, at deployment or at
 // start: it is idempotent, and concurrent calls wait for one another.
@@ -67,7 +70,12 @@ CREATE TABLE IF NOT EXISTS %s (
 	thread text PRIMARY KEY,
 	pos bigint NOT NULL,
 	data bytea NOT NULL
-)`, t.events, t.checkpoints))
+);
+CREATE TABLE IF NOT EXISTS %s (
+	thread text PRIMARY KEY,
+	holder text NOT NULL,
+	expires timestamptz NOT NULL
+)`, t.events, t.checkpoints, t.leases))
 		return err
 	})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"iter"
 	"log/slog"
+	"time"
 
 	"github.com/aguistate/aguistate/relay"
 	"github.com/jackc/pgx/v5"
@@ -28,14 +29,15 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Store is a [relay.Store] in PostgreSQL. It is safe for concurrent use, by
-// any number of processes on one database. Call Close when done with it.
+// Store is a [relay.Store] and a [relay.Leaser] in PostgreSQL. It is safe
+// for concurrent use, by any number of processes on one database. Call
+// Close when done with it.
 type Store struct {
 	pool *pgxpool.Pool
 	t    tables
 	hub  *hub
 
-	sqlAppend, sqlLast, sqlPage, sqlSave, sqlLoad, sqlTrim string
+	sqlAppend, sqlLast, sqlPage, sqlSave, sqlLoad, sqlTrim, sqlLease, sqlRelease string
 }
 
 // New returns a Store that keeps its threads in the tables that [Setup]
@@ -94,6 +96,15 @@ SELECT n FROM last`, t.events, t.checkpoints)
 	s.sqlTrim = fmt.Sprintf(`
 DELETE FROM %s WHERE thread = $1
 AND pos < (SELECT least($2::bigint, pos) FROM %s WHERE thread = $1)`, t.events, t.checkpoints)
+	// The lease goes to the holder when no row holds another holder's
+	// unexpired lease; the server's clock decides.
+	s.sqlLease = fmt.Sprintf(`
+INSERT INTO %[1]s AS l (thread, holder, expires)
+VALUES ($1, $2, clock_timestamp() + $3::bigint * interval '1 millisecond')
+ON CONFLICT (thread) DO UPDATE SET holder = excluded.holder, expires = excluded.expires
+WHERE l.holder = excluded.holder OR l.expires <= clock_timestamp()
+RETURNING 1`, t.leases)
+	s.sqlRelease = fmt.Sprintf(`DELETE FROM %s WHERE thread = $1 AND holder = $2`, t.leases)
 	return s, nil
 }
 
@@ -184,6 +195,34 @@ func (s *Store) Trim(ctx context.Context, thread string, before int64) error {
 	}
 	if _, err := s.pool.Exec(ctx, s.sqlTrim, thread, before); err != nil {
 		return wrap("trim", thread, err)
+	}
+	return nil
+}
+
+// Lease implements [relay.Leaser.Lease] with one upsert that takes the
+// lease only when it is free, expired or the holder's.
+func (s *Store) Lease(ctx context.Context, thread, holder string, ttl time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return wrap("lease", thread, err)
+	}
+	var one int
+	err := s.pool.QueryRow(ctx, s.sqlLease, thread, holder, max(ttl.Milliseconds(), 1)).Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("%w: thread %q", relay.ErrLeased, thread)
+	}
+	if err != nil {
+		return wrap("lease", thread, err)
+	}
+	return nil
+}
+
+// Release implements [relay.Leaser.Release].
+func (s *Store) Release(ctx context.Context, thread, holder string) error {
+	if err := ctx.Err(); err != nil {
+		return wrap("release the lease of", thread, err)
+	}
+	if _, err := s.pool.Exec(ctx, s.sqlRelease, thread, holder); err != nil {
+		return wrap("release the lease of", thread, err)
 	}
 	return nil
 }

@@ -4,10 +4,11 @@
 // Use [New] with a go-redis client. Each thread has two keys, named by
 // [Options].Prefix and the thread id: a stream, the log, whose entry ids
 // are the events' positions ("POS-0", the event in field "e"), and a hash
-// with the checkpoint (fields "pos" and "data"). Appends, checkpoints and
-// trims run as Lua scripts, so each check and the write it guards are
+// with the checkpoint (fields "pos" and "data"); a third, a string that
+// expires, holds its lease ([relay.Leaser]). Appends, checkpoints, trims
+// and leases run as Lua scripts, so each check and the write it guards are
 // atomic. Follow reads the stream with XREAD BLOCK: every replica following
-// a thread sees each append, whichever replica made it. The two keys of a
+// a thread sees each append, whichever replica made it. The keys of a
 // thread share a hash tag, "{THREAD}", so the store works on a Redis
 // Cluster too, for thread ids that are not empty and a prefix without
 // braces.

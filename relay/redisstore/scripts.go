@@ -51,3 +51,19 @@ local upto = math.min(tonumber(ARGV[1]), tonumber(held))
 if upto <= 1 then return 0 end
 return redis.call('XTRIM', KEYS[1], 'MINID', string.format('%d', upto))
 `)
+
+// leaseScript gives the lease KEYS[1] to holder ARGV[1] for ARGV[2]
+// milliseconds, when it is free (absent or expired: Redis removes an
+// expired key) or the holder's. It returns 1 when it did, 0 otherwise.
+var leaseScript = redis.NewScript(`
+local held = redis.call('GET', KEYS[1])
+if held and held ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+`)
+
+// releaseScript removes the lease KEYS[1] if holder ARGV[1] has it.
+var releaseScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0
+`)

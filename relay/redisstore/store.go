@@ -25,8 +25,8 @@ type Options struct {
 	Prefix string
 }
 
-// Store is a [relay.Store] in Redis. It is safe for concurrent use, by any
-// number of processes on one server.
+// Store is a [relay.Store] and a [relay.Leaser] in Redis. It is safe for
+// concurrent use, by any number of processes on one server.
 type Store struct {
 	rdb    redis.UniversalClient
 	prefix string
@@ -48,6 +48,12 @@ func New(rdb redis.UniversalClient, opts *Options) *Store {
 func (s *Store) keys(thread string) []string {
 	k := s.prefix + "{" + thread + "}:"
 	return []string{k + "log", k + "cp"}
+}
+
+// leaseKey returns the key of a thread's lease, a string holding the
+// holder that expires with the lease.
+func (s *Store) leaseKey(thread string) []string {
+	return []string{s.prefix + "{" + thread + "}:lease"}
 }
 
 // Append implements [relay.Store.Append] with a script that checks the
@@ -129,6 +135,33 @@ func (s *Store) Trim(ctx context.Context, thread string, before int64) error {
 	}
 	if err := trimScript.Run(ctx, s.rdb, s.keys(thread), before).Err(); err != nil {
 		return wrap("trim", thread, err)
+	}
+	return nil
+}
+
+// Lease implements [relay.Leaser.Lease] with a script: SET PX when the key
+// is absent or the holder's. Redis measures the expiry.
+func (s *Store) Lease(ctx context.Context, thread, holder string, ttl time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return wrap("lease", thread, err)
+	}
+	ok, err := leaseScript.Run(ctx, s.rdb, s.leaseKey(thread), holder, max(ttl.Milliseconds(), 1)).Int()
+	if err != nil {
+		return wrap("lease", thread, err)
+	}
+	if ok != 1 {
+		return fmt.Errorf("%w: thread %q", relay.ErrLeased, thread)
+	}
+	return nil
+}
+
+// Release implements [relay.Leaser.Release].
+func (s *Store) Release(ctx context.Context, thread, holder string) error {
+	if err := ctx.Err(); err != nil {
+		return wrap("release the lease of", thread, err)
+	}
+	if err := releaseScript.Run(ctx, s.rdb, s.leaseKey(thread), holder).Err(); err != nil && !errors.Is(err, redis.Nil) {
+		return wrap("release the lease of", thread, err)
 	}
 	return nil
 }

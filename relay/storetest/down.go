@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// calls runs every method of s once on thread "t" and returns each error,
-// by method name. Read and Follow report the error they yield (or nil),
-// and fail tb if they yield an entry.
+// calls runs every method of s (a Leaser's too) once on thread "t" and
+// returns each error, by method name. Read and Follow report the error
+// they yield (or nil), and fail tb if they yield an entry.
 func calls(tb testing.TB, ctx context.Context, s relay.Store) map[string]error {
 	seqErr := func(name string, seq func(yield func(relay.Entry, error) bool)) error {
 		for e, err := range seq {
@@ -29,7 +29,7 @@ func calls(tb testing.TB, ctx context.Context, s relay.Store) map[string]error {
 		return nil
 	}
 	_, _, loadErr := s.LoadCheckpoint(ctx, "t")
-	return map[string]error{
+	errs := map[string]error{
 		"Append":         s.Append(ctx, "t", 6, event(6)),
 		"Read":           seqErr("Read", s.Read(ctx, "t", 5)),
 		"Follow":         seqErr("Follow", s.Follow(ctx, "t", 5)),
@@ -37,6 +37,8 @@ func calls(tb testing.TB, ctx context.Context, s relay.Store) map[string]error {
 		"LoadCheckpoint": loadErr,
 		"Trim":           s.Trim(ctx, "t", 5),
 	}
+	leaseCalls(ctx, s, errs)
+	return errs
 }
 
 // testCanceled calls every method with a context already cancelled: each

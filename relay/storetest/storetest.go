@@ -1,7 +1,8 @@
 // Package storetest holds the conformance tests that every
 // [relay.Store] implementation passes: compare-and-set appends, concurrent
 // writers, reads, following, checkpoints, trimming, isolation, context
-// cancellation and a server that goes down.
+// cancellation and a server that goes down; and, for a store that is also
+// a [relay.Leaser], leases.
 //
 // Use [Run] from a test of the implementation, and [Bench] from a
 // benchmark:
@@ -72,6 +73,9 @@ var tests = []struct {
 	{"Canceled", testCanceled},
 	{"Down", testDown},
 	{"Cut", testCut},
+	{"Lease", testLease},
+	{"LeaseExpiry", testLeaseExpiry},
+	{"LeaseConcurrent", testLeaseConcurrent},
 }
 
 // namespace returns a new namespace name, unique across processes.
