@@ -184,6 +184,11 @@ func (t *txn) runError(ev *jsonv.Node) error {
 	return nil
 }
 
+// Running reports whether a run is in progress on the thread: a
+// RUN_STARTED has come, and no RUN_FINISHED or RUN_ERROR after it. A run
+// input given to [Consumer.StartRun] does not start one.
+func (c *Consumer) Running() bool { return c.cur.Load().run == runActive }
+
 // Interrupts returns the interrupts pending on the thread: those of the
 // last RUN_FINISHED whose outcome has type "interrupt". Each is an AG-UI
 // 1.0 Interrupt object, kept verbatim but for a "subagentRunId": null

@@ -242,6 +242,27 @@ func TestRunLifecycle(t *testing.T) {
 	runEventCases(t, cases)
 }
 
+// TestRunning checks Running through a run's lifecycle.
+func TestRunning(t *testing.T) {
+	c := New(nil)
+	assert.False(t, c.Running(), "no run yet")
+	require.NoError(t, startRun(c, `{"threadId":"t","runId":"r"}`))
+	assert.False(t, c.Running(), "a run input starts no run: the agent's RUN_STARTED does")
+	for _, step := range []struct {
+		event   string
+		running bool
+	}{
+		{`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`, true},
+		{`{"type":"STATE_SNAPSHOT","snapshot":{}}`, true},
+		{`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`, false},
+		{`{"type":"RUN_STARTED","threadId":"t","runId":"r2"}`, true},
+		{`{"type":"RUN_ERROR","message":"boom"}`, false},
+	} {
+		require.NoError(t, c.Apply([]byte(step.event)))
+		assert.Equal(t, step.running, c.Running(), step.event)
+	}
+}
+
 // TestRunLifecycleRestored checks that a checkpoint keeps where the run
 // lifecycle stands.
 func TestRunLifecycleRestored(t *testing.T) {
