@@ -4,12 +4,10 @@
 package aguistate
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -39,6 +37,14 @@ type Agent struct {
 	// (state and messages) go to the other origin. Redirects within the
 	// origin are followed as Client follows them.
 	FollowCrossOrigin bool
+	// Reconnects is how many times in a row [Consumer.RunAgent] and
+	// [Consumer.Follow] reconnect a stream that drops before its run ends,
+	// when its events carry their positions as SSE ids, as a relay's do
+	// (github.com/aguistate/aguistate/relay): the request goes again with
+	// the Last-Event-ID header, and the events after it apply, each once.
+	// A reconnect that brings an event starts the count again. Default 0:
+	// never.
+	Reconnects int
 }
 
 // RunOptions sets the members of a run's input that do not come from the
@@ -108,7 +114,9 @@ type RunResult struct {
 //   - the client's error, wrapped, when the request cannot be sent or
 //     reads fail, or when a redirect to another origin was refused.
 //
-// It never reconnects or retries: the README explains why.
+// It does not retry a request that fails. With [Agent].Reconnects set, it
+// reconnects to a relay when the stream drops mid-run, as [Consumer.Follow]
+// says; the README explains when that is safe.
 func (c *Consumer) RunAgent(ctx context.Context, a *Agent, opts *RunOptions) (RunResult, error) {
 	if a == nil {
 		return RunResult{}, apiError(errors.New("RunAgent: nil *Agent"))
@@ -117,39 +125,17 @@ func (c *Consumer) RunAgent(ctx context.Context, a *Agent, opts *RunOptions) (Ru
 	if err != nil {
 		return RunResult{}, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.URL, bytes.NewReader(body))
-	if err != nil {
-		return RunResult{}, apiError(fmt.Errorf("run request: %w", err))
+	end, err := c.follow(ctx, a, http.MethodPost, a.URL, body, "")
+	if errors.Is(err, errNothing) {
+		err = errNoRunEnd
 	}
-	req.Header = a.Header.Clone()
-	if req.Header == nil {
-		req.Header = make(http.Header)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := a.client().Do(req)
-	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return RunResult{}, ctxErr
-		}
-		return RunResult{}, apiError(fmt.Errorf("run request: %w", err))
-	}
-	defer resp.Body.Close()
-	ct := resp.Header.Get("Content-Type")
-	if resp.StatusCode < 200 || resp.StatusCode > 299 || !isEventStream(ct) {
-		excerpt, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return RunResult{}, &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, ContentType: ct, Body: string(excerpt)}
-	}
+	return c.result(before, end, err)
+}
 
-	var end Event // the last RUN_FINISHED or RUN_ERROR of the current run
-	err = c.run(ctx, resp.Body, func(ev Event) {
-		switch ev.Type {
-		case "RUN_STARTED":
-			end = Event{}
-		case "RUN_FINISHED", "RUN_ERROR":
-			end = ev
-		}
-	})
+// result returns how a run ended: with end (RUN_FINISHED or RUN_ERROR, or
+// the zero Event when none came), or err. before holds the ids of the
+// messages held when the run started.
+func (c *Consumer) result(before map[string]bool, end Event, err error) (RunResult, error) {
 	res := RunResult{NewMessages: c.newMessages(before)}
 	switch {
 	case err != nil:

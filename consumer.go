@@ -96,12 +96,14 @@ func (c *Consumer) Diverged() bool { return c.cur.Load().diverged }
 // [ErrLimit]. The Consumer is then as it was before the event, but for the
 // count of events, which numbers the next one ([Event].Position).
 func (c *Consumer) Apply(event []byte) error {
-	_, err := c.apply(event)
+	_, err := c.apply(event, nil)
 	return err
 }
 
-// apply is Apply, returning the event as it was applied.
-func (c *Consumer) apply(event []byte) (Event, error) {
+// apply is Apply, returning the event as it was applied. id, when not nil,
+// is the SSE id of the stream after the event, which the Consumer keeps
+// (see follow.go).
+func (c *Consumer) apply(event []byte, id *string) (Event, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old := c.cur.Load()
@@ -111,6 +113,9 @@ func (c *Consumer) apply(event []byte) (Event, error) {
 		return ev, c.rejectLocked(&EventError{Type: ev.Type, Err: err})
 	}
 	t.next.events = ev.Position
+	if id != nil {
+		t.next.eventID = *id
+	}
 	ch := Change{Event: ev, Added: t.added, Replaced: t.replaced, Removed: t.removed}
 	if t.warn != nil {
 		ch.Warning = &EventError{Position: ev.Position, Type: ev.Type, Err: t.warn}

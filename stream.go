@@ -40,6 +40,12 @@ import (
 // error from r is wrapped as it is. Neither is an *EventError: no event
 // arrived.
 func ReadEvents(r io.Reader, opts *Options) iter.Seq2[[]byte, error] {
+	return readEvents(r, opts, nil)
+}
+
+// readEvents is ReadEvents that keeps f (when not nil) up to date with the
+// SSE id and retry fields, as framing.ReadFields does.
+func readEvents(r io.Reader, opts *Options, f *framing.Fields) iter.Seq2[[]byte, error] {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -47,7 +53,7 @@ func ReadEvents(r io.Reader, opts *Options) iter.Seq2[[]byte, error] {
 	max := o.withDefaults().MaxEventSize
 	return func(yield func([]byte, error) bool) {
 		n := 0 // events yielded
-		for text, err := range framing.Read(r, framing.Auto, max) {
+		for text, err := range framing.ReadFields(r, framing.Auto, max, f) {
 			if err != nil {
 				yield(nil, framingError(err, n+1))
 				return
@@ -93,13 +99,16 @@ func framingError(err error, position int) error {
 // that blocks, close r; an HTTP response body closes when its request's
 // context ends.
 func (c *Consumer) Run(ctx context.Context, r io.Reader) error {
-	return c.run(ctx, r, nil)
+	return c.run(ctx, r, nil, nil, nil)
 }
 
-// run is Run, calling applied (when not nil) with each event applied,
-// passed over or skipped.
-func (c *Consumer) run(ctx context.Context, r io.Reader, applied func(Event)) error {
-	for text, err := range ReadEvents(r, &c.opts) {
+// run is Run, keeping f (when not nil) up to date with the SSE fields,
+// calling check (when not nil) before it applies each event (an error
+// stops it, unapplied), and applied (when not nil) with each event
+// applied, passed over or skipped. Once an SSE id has come, the Consumer
+// keeps the stream's id after each event it applies.
+func (c *Consumer) run(ctx context.Context, r io.Reader, f *framing.Fields, check func() error, applied func(Event)) error {
+	for text, err := range readEvents(r, &c.opts, f) {
 		if err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return ctxErr // the read failed because ctx ended
@@ -113,7 +122,16 @@ func (c *Consumer) run(ctx context.Context, r io.Reader, applied func(Event)) er
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ev, err := c.apply(text)
+		if check != nil {
+			if err := check(); err != nil {
+				return err
+			}
+		}
+		var id *string
+		if f != nil && f.IDs {
+			id = &f.LastEventID
+		}
+		ev, err := c.apply(text, id)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,205 @@
+// Following a thread over HTTP: the request of a run or of a relay's
+// events, applied as it streams, and reconnected with Last-Event-ID when
+// it drops mid-run.
+
+package aguistate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/aguistate/aguistate/internal/framing"
+)
+
+// Follow joins the thread at url, a relay's events URL (such as GET
+// /threads/{threadId}/events of github.com/aguistate/aguistate/relay), and
+// applies its events until the run in progress ends, as [Consumer.RunAgent]
+// applies a run's. The request is a GET with Accept: text/event-stream,
+// a's Header, and the Last-Event-ID of the last event the Consumer applied
+// from such a stream, which the checkpoint keeps: the relay sends the
+// events after it, or a prelude ([Consumer.Prelude]) that brings the
+// Consumer to the thread's last event. A Consumer that never followed one
+// gets the prelude. a.URL is not used.
+//
+// It returns how the run ended, as RunAgent does, with the messages added
+// since the call began; the zero RunResult and a nil error when the relay
+// has nothing to send (204 No Content: no run is in progress and the
+// Consumer has every event). It reconnects as a.Reconnects allows: it waits
+// the stream's SSE retry time (1 s when it sent none), doubled after each
+// reconnect that brings no event, at most 30 s; it reconnects only when
+// the ids are positions (decimal integers), and fails, applying nothing,
+// when the answer does not go on after the Last-Event-ID sent (its first
+// event's id must be the next position, or empty, for a prelude).
+func (c *Consumer) Follow(ctx context.Context, a *Agent, url string) (RunResult, error) {
+	if a == nil {
+		return RunResult{}, apiError(errors.New("Follow: nil *Agent"))
+	}
+	v := c.cur.Load()
+	before := make(map[string]bool, len(v.index))
+	for id := range v.index {
+		before[id] = true
+	}
+	end, err := c.follow(ctx, a, http.MethodGet, url, nil, v.eventID)
+	if errors.Is(err, errNothing) {
+		return RunResult{}, nil
+	}
+	return c.result(before, end, err)
+}
+
+// errNothing reports a 204 No Content answer: nothing to follow.
+var errNothing = errors.New("nothing to follow")
+
+// errNotResumed reports a reconnect answered with a stream that does not
+// go on where the last one stopped.
+var errNotResumed = errors.New("the stream does not go on after Last-Event-ID")
+
+// maxReconnectWait is the longest wait before a reconnect.
+const maxReconnectWait = 30 * time.Second
+
+// follow sends the request (method, url, body) to a, applies the events of
+// its answer, and reconnects as a.Reconnects allows, until the stream ends
+// after the run's end. lastID is the Last-Event-ID of the first request,
+// or "" for none. It returns the last RUN_FINISHED or RUN_ERROR with no
+// RUN_STARTED after it (the zero Event when none came), and the error
+// that stopped it: errNothing for a 204 answer, or an error as RunAgent
+// documents.
+func (c *Consumer) follow(ctx context.Context, a *Agent, method, url string, body []byte, lastID string) (Event, error) {
+	var end Event
+	f := framing.Fields{LastEventID: lastID, IDs: lastID != ""}
+	resuming, tries := false, 0
+	for {
+		if resuming {
+			wait := f.Retry
+			if wait <= 0 {
+				wait = time.Second
+			}
+			wait = min(wait<<min(tries, 16), maxReconnectWait)
+			select {
+			case <-ctx.Done():
+				return end, ctx.Err()
+			case <-time.After(wait):
+			}
+			tries++
+		}
+		from := f.LastEventID
+		resp, err := c.send(ctx, a, method, url, body, from)
+		if err != nil {
+			var he *HTTPError
+			retry := ctx.Err() == nil && (!errors.As(err, &he) || he.StatusCode >= 500)
+			if resuming && retry && tries < a.Reconnects {
+				continue
+			}
+			return end, err
+		}
+		if resp.StatusCode == http.StatusNoContent {
+			resp.Body.Close()
+			return end, errNothing
+		}
+		got := 0
+		check := func() error { // the first event after a reconnect goes on after from
+			if got++; got > 1 || !resuming {
+				return nil
+			}
+			if want := nextPosition(from); f.LastEventID != "" && f.LastEventID != want {
+				return apiError(fmt.Errorf("%w %q: its next event has the id %q, not %q or \"\" (a prelude)",
+					errNotResumed, from, f.LastEventID, want))
+			}
+			return nil
+		}
+		err = c.run(ctx, resp.Body, &f, check, func(ev Event) {
+			switch ev.Type {
+			case "RUN_STARTED":
+				end = Event{}
+			case "RUN_FINISHED", "RUN_ERROR":
+				end = ev
+			}
+		})
+		resp.Body.Close()
+		if got > 0 {
+			tries = 0
+		}
+		var ee *EventError
+		switch {
+		case ctx.Err() != nil:
+			return end, ctx.Err()
+		case err == nil && end.Type != "":
+			return end, nil
+		case errors.As(err, &ee), errors.Is(err, errNotResumed):
+			return end, err
+		}
+		// The stream dropped before the run ended: cut short, a read that
+		// failed, or an end before the run's.
+		if !f.IDs || !isPosition(f.LastEventID) || tries >= a.Reconnects {
+			if err == nil {
+				err = errNoRunEnd
+			}
+			return end, err
+		}
+		resuming = true
+	}
+}
+
+// send sends one request of follow, with Last-Event-ID lastID unless it is
+// "", and returns the answer when it is an event stream: 2xx with a
+// Content-Type RunAgent reads, or 204 No Content.
+func (c *Consumer) send(ctx context.Context, a *Agent, method, url string, body []byte, lastID string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, apiError(fmt.Errorf("run request: %w", err))
+	}
+	req.Header = a.Header.Clone()
+	if req.Header == nil {
+		req.Header = make(http.Header)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := a.client().Do(req)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		return nil, apiError(fmt.Errorf("run request: %w", err))
+	}
+	ct := resp.Header.Get("Content-Type")
+	if resp.StatusCode == http.StatusNoContent {
+		return resp, nil
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 || !isEventStream(ct) {
+		excerpt, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		resp.Body.Close()
+		return nil, &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, ContentType: ct, Body: string(excerpt)}
+	}
+	return resp, nil
+}
+
+// isPosition reports whether an SSE id is a position (decimal digits), or
+// "" (a prelude's).
+func isPosition(id string) bool {
+	for _, c := range id {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// nextPosition returns the position after id, a position, or "" after "".
+func nextPosition(id string) string {
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil {
+		return ""
+	}
+	return strconv.FormatInt(n+1, 10)
+}
+

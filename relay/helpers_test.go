@@ -1,0 +1,265 @@
+package relay_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aguistate/aguistate"
+	"github.com/aguistate/aguistate/internal/framing"
+	"github.com/aguistate/aguistate/relay"
+	"github.com/stretchr/testify/require"
+)
+
+// agent is a fake AG-UI agent: each run streams the events that script
+// returns for its input, as SSE, waiting on hold (when not nil) before the
+// event at index holdAt.
+type agent struct {
+	*httptest.Server
+	script func(input []byte) [][]byte
+
+	mu     sync.Mutex
+	inputs [][]byte
+	hold   chan struct{}
+	holdAt int
+}
+
+// newAgent starts an agent that streams events to every run.
+func newAgent(t testing.TB, events [][]byte) *agent {
+	a := &agent{script: func([]byte) [][]byte { return events }}
+	a.Server = httptest.NewServer(http.HandlerFunc(a.serve))
+	t.Cleanup(a.Close)
+	return a
+}
+
+func (a *agent) serve(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	a.mu.Lock()
+	a.inputs = append(a.inputs, body)
+	hold, holdAt := a.hold, a.holdAt
+	a.mu.Unlock()
+	w.Header().Set("Content-Type", "text/event-stream")
+	rc := http.NewResponseController(w)
+	for i, ev := range a.script(body) {
+		if hold != nil && i == holdAt {
+			_ = rc.Flush()
+			select {
+			case <-hold:
+			case <-req.Context().Done():
+				return
+			}
+		}
+		fmt.Fprintf(w, "data: %s\n\n", ev)
+	}
+	_ = rc.Flush()
+}
+
+// holdBefore makes the next runs wait before their event at index i until
+// release is called.
+func (a *agent) holdBefore(i int) (release func()) {
+	ch := make(chan struct{})
+	a.mu.Lock()
+	a.hold, a.holdAt = ch, i
+	a.mu.Unlock()
+	var once sync.Once
+	return func() { once.Do(func() { close(ch) }) }
+}
+
+// newRelay starts a relay in front of a, on store (a new Memory when nil),
+// with fast reconnects and the given checkpointing, and returns its base
+// URL.
+func newRelay(t testing.TB, a *agent, o relay.Options) (*relay.Relay, string) {
+	if o.Retry == 0 {
+		o.Retry = time.Millisecond
+	}
+	r := relay.New(a.URL, &o)
+	srv := httptest.NewServer(r)
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		_ = r.Close()
+		srv.Close()
+	})
+	return r, srv.URL
+}
+
+// sseEvent is one event of an SSE stream: its data, and the stream's last
+// event ID after it.
+type sseEvent struct {
+	id   string
+	data string
+}
+
+// readSSE returns the events of an SSE body, with the last event ID after
+// each, and the error that ended it (nil at EOF).
+func readSSE(body io.Reader, lastID string) ([]sseEvent, error) {
+	f := framing.Fields{LastEventID: lastID}
+	var events []sseEvent
+	for data, err := range framing.ReadFields(body, framing.SSE, 0, &f) {
+		if err != nil {
+			return events, err
+		}
+		events = append(events, sseEvent{f.LastEventID, string(data)})
+	}
+	return events, nil
+}
+
+// get sends GET url with Last-Event-ID lastID (none when ""), and returns
+// the status and the events.
+func get(t testing.TB, url, lastID string) (int, []sseEvent) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	require.NoError(t, err)
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	events, err := readSSE(resp.Body, lastID)
+	require.NoError(t, err)
+	return resp.StatusCode, events
+}
+
+// post sends a run input to the relay's POST /agent, and returns the
+// status and the events.
+func post(t testing.TB, base string, input []byte) (int, []sseEvent) {
+	t.Helper()
+	resp, err := http.Post(base+"/agent", "application/json", bytes.NewReader(input))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(resp.Body)
+		t.Logf("POST /agent: %s: %s", resp.Status, body)
+		return resp.StatusCode, nil
+	}
+	events, err := readSSE(resp.Body, "")
+	require.NoError(t, err)
+	return resp.StatusCode, events
+}
+
+// dataOf returns the data of events.
+func dataOf(events []sseEvent) [][]byte {
+	out := make([][]byte, len(events))
+	for i, e := range events {
+		out[i] = []byte(e.data)
+	}
+	return out
+}
+
+// consumerOf returns a Consumer that has applied events from nothing.
+func consumerOf(t testing.TB, events [][]byte) *aguistate.Consumer {
+	t.Helper()
+	c := aguistate.New(nil)
+	for i, ev := range events {
+		require.NoError(t, c.Apply(ev), "event %d: %s", i+1, ev)
+	}
+	return c
+}
+
+// threadJSON returns a Consumer's state and messages as JSON, as GET
+// /threads/{threadId} returns them.
+func threadJSON(t testing.TB, c *aguistate.Consumer) string {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"state": c.State(), "messages": c.Messages()})
+	require.NoError(t, err)
+	return string(b)
+}
+
+// getThread returns GET /threads/{threadId}.
+func getThread(t testing.TB, base, thread string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(base + "/threads/" + thread)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+// recordedStream is a recorded stream and the run input that made it.
+type recordedStream struct {
+	name   string
+	input  []byte // a RunAgentInput
+	events [][]byte
+}
+
+// recordedStreams returns every recorded stream of ../../shared/streams
+// that begins with RUN_STARTED (the bare ones no agent run sends), with its
+// input, and those of ../testdata/join with an input of their own.
+func recordedStreams(t testing.TB) []recordedStream {
+	dir := filepath.Join("..", "..", "shared", "streams")
+	if _, err := os.Stat(dir); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is required in CI: %v", dir, err)
+		}
+		t.Skipf("%s not found (clone the repository next to shared/ to run this test): %v", dir, err)
+	}
+	var out []recordedStream
+	for _, d := range []string{dir, filepath.Join("..", "testdata", "join")} {
+		for _, pattern := range []string{"*.sse", "*.jsonl"} {
+			files, err := filepath.Glob(filepath.Join(d, pattern))
+			require.NoError(t, err)
+			for _, file := range files {
+				f, err := os.Open(file)
+				require.NoError(t, err)
+				var events [][]byte
+				for text, err := range aguistate.ReadEvents(f, nil) {
+					require.NoError(t, err)
+					events = append(events, bytes.Clone(text))
+				}
+				f.Close()
+				var start struct{ Type, ThreadID, RunID string }
+				require.NoError(t, json.Unmarshal(events[0], &start))
+				if start.Type != "RUN_STARTED" {
+					continue
+				}
+				input, err := os.ReadFile(strings.TrimSuffix(file, filepath.Ext(file)) + ".input.json")
+				if err != nil {
+					input = []byte(`{"state":{},"messages":[]}`)
+				}
+				out = append(out, recordedStream{name: filepath.Base(file), input: withIDs(t, input, start.ThreadID, start.RunID), events: events})
+			}
+		}
+	}
+	return out
+}
+
+// withIDs returns the run input with the given thread and run ids, and
+// tools and context, as a client sends it.
+func withIDs(t testing.TB, input []byte, thread, run string) []byte {
+	var in map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(input, &in))
+	in["threadId"], _ = json.Marshal(thread)
+	in["runId"], _ = json.Marshal(run)
+	for name, empty := range map[string]string{"state": "{}", "messages": "[]", "tools": "[]", "context": "[]"} {
+		if in[name] == nil {
+			in[name] = json.RawMessage(empty)
+		}
+	}
+	out, err := json.Marshal(in)
+	require.NoError(t, err)
+	return out
+}
+
+// testContext returns a context that ends with the test, or after a minute.
+func testContext(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// endsRun reports whether an event is a RUN_FINISHED or RUN_ERROR.
+func endsRun(event string) bool {
+	var e struct{ Type string }
+	_ = json.Unmarshal([]byte(event), &e)
+	return e.Type == "RUN_FINISHED" || e.Type == "RUN_ERROR"
+}

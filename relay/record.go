@@ -1,0 +1,137 @@
+package relay
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/aguistate/aguistate"
+)
+
+// The record of a run's start. The log alone, from a checkpoint, must
+// rebuild the thread, and the run's input is no event: so the relay
+// records it in the run's RUN_STARTED, as its "input" (AG-UI
+// RunStartedEvent.input), in place of any the agent sent, and makes a
+// RUN_STARTED when the agent's first event is another. The input holds
+// the thread and run ids and the input's messages that have an id and
+// that the thread does not hold; a STATE_SNAPSHOT of the input's state
+// follows when it is not the thread's state (or the thread has diverged),
+// since the reference client does not take an input's state. A message
+// without an id (which no AG-UI message schema allows) is left out of the
+// record: no MESSAGES_SNAPSHOT could restate it.
+
+// startEvents returns the events that record the start of a run with
+// input in, whose request body gave the state state (nil when absent), on
+// the thread that c holds, before the agent's events.
+func startEvents(c *aguistate.Consumer, in aguistate.RunAgentInput, state json.RawMessage, agent [][]byte) ([][]byte, error) {
+	held := make(map[string]bool)
+	for _, m := range c.Messages() {
+		held[m.ID()] = true
+	}
+	messages := []aguistate.Message{}
+	for _, m := range in.Messages {
+		if m.ID() != "" && !held[m.ID()] {
+			held[m.ID()] = true
+			messages = append(messages, m)
+		}
+	}
+	input, err := json.Marshal(struct {
+		ThreadID    string              `json:"threadId"`
+		RunID       string              `json:"runId"`
+		ParentRunID string              `json:"parentRunId,omitempty"`
+		Messages    []aguistate.Message `json:"messages"`
+	}{in.ThreadID, in.RunID, in.ParentRunID, messages})
+	if err != nil {
+		return nil, err
+	}
+	var start []byte
+	if eventType(agent[0]) == "RUN_STARTED" {
+		if start, err = withMember(agent[0], "input", input); err != nil {
+			return nil, err
+		}
+		agent = agent[1:]
+	} else {
+		start, _ = json.Marshal(struct {
+			Type     string          `json:"type"`
+			ThreadID string          `json:"threadId"`
+			RunID    string          `json:"runId"`
+			Input    json.RawMessage `json:"input"`
+		}{"RUN_STARTED", in.ThreadID, in.RunID, input})
+	}
+	out := [][]byte{start}
+	if state != nil && (c.Diverged() || !c.State().Equal(in.State)) {
+		snap, err := json.Marshal(struct {
+			Type     string          `json:"type"`
+			Snapshot json.RawMessage `json:"snapshot"`
+		}{"STATE_SNAPSHOT", state})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, snap)
+	}
+	return append(out, agent...), nil
+}
+
+// withMember returns the JSON object text obj with the member name set to
+// value: in its place when obj has it, else last. Other members keep their
+// order and text.
+func withMember(obj []byte, name string, value json.RawMessage) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, fmt.Errorf("aguistate: the event is not a JSON object")
+	}
+	out := []byte{'{'}
+	set := false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		key, _ := tok.(string)
+		if key == name {
+			if set {
+				continue
+			}
+			v, set = value, true
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(quote(out, key), ':'), v...)
+	}
+	if !set {
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(quote(out, name), ':'), value...)
+	}
+	return append(out, '}'), nil
+}
+
+// quote appends s as a JSON string, escaping only what JSON requires.
+func quote(dst []byte, s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return append(dst, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
+}
+
+// oneLine returns event on one line: its JSON text without line ends
+// (only white space between tokens may hold them), so that it is one SSE
+// data field.
+func oneLine(event []byte) []byte {
+	if bytes.IndexByte(event, '\n') < 0 && bytes.IndexByte(event, '\r') < 0 {
+		return bytes.Clone(event)
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, event); err != nil {
+		return bytes.Clone(event) // the Consumer refuses it
+	}
+	return b.Bytes()
+}

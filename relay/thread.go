@@ -1,0 +1,296 @@
+package relay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/aguistate/aguistate"
+)
+
+// thread is a thread in use in a relay: a Consumer that holds it up to a
+// position of its log, the run this relay runs on it, and the viewers that
+// follow it here, fed by one watcher that follows the log.
+type thread struct {
+	r    *Relay
+	id   string
+	refs int // guarded by r.mu
+
+	mu      sync.Mutex
+	c       *aguistate.Consumer // nil when it must be loaded again
+	pos     int64               // the log's events that c has applied
+	cpPos   int64               // position of the store's checkpoint, as far as known
+	running *run                // this relay's run on the thread, or nil
+
+	subs      map[*sub]struct{}
+	hubPos    int64              // the last position delivered to subs
+	stopWatch context.CancelFunc // stops the watcher; nil when none runs
+	progress  bool               // an event came since the watcher last looked
+}
+
+// entry is an event of the log, as the hub delivers it to viewers.
+type entry struct {
+	pos   int64
+	event []byte
+	end   bool // a RUN_FINISHED or RUN_ERROR
+}
+
+// sub is a viewer's subscription to a thread's hub. The hub closes ch when
+// the viewer falls too far behind; the viewer then reads the log itself.
+type sub struct{ ch chan entry }
+
+// subBuffer is how many events a viewer may fall behind the hub before it
+// reads them from the store itself.
+const subBuffer = 1024
+
+// sync brings t.c up to the end of the log, loading the thread from its
+// checkpoint first when t.c is nil. The caller holds t.mu.
+func (t *thread) sync(ctx context.Context) error {
+	for attempt := 0; ; attempt++ {
+		if t.c == nil {
+			if err := t.load(ctx); err != nil {
+				return err
+			}
+		}
+		err := t.catchUp(ctx)
+		if errors.Is(err, ErrOutOfRange) && attempt < 3 { // trimmed past t.pos: a newer checkpoint
+			t.c = nil
+			continue
+		}
+		if err != nil {
+			t.c = nil
+		}
+		return err
+	}
+}
+
+// load sets t.c to the thread's checkpoint, or a new Consumer when it has
+// none.
+func (t *thread) load(ctx context.Context) error {
+	pos, data, err := t.r.o.Store.LoadCheckpoint(ctx, t.id)
+	if errors.Is(err, ErrNoCheckpoint) {
+		t.c, t.pos, t.cpPos = aguistate.New(t.r.o.Consumer), 0, 0
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	c, err := aguistate.Restore(data, t.r.o.Consumer)
+	if err != nil {
+		return fmt.Errorf("aguistate: thread %q: the checkpoint at position %d: %w", t.id, pos, err)
+	}
+	t.c, t.pos, t.cpPos = c, pos, pos
+	return nil
+}
+
+// catchUp applies to t.c the log's events after t.pos.
+func (t *thread) catchUp(ctx context.Context) error {
+	for e, err := range t.r.o.Store.Read(ctx, t.id, t.pos) {
+		if err != nil {
+			return err
+		}
+		t.applyLogged(e)
+	}
+	return nil
+}
+
+// applyLogged applies an event of the log at t.pos+1 to t.c. The log holds
+// only events a Consumer took, so an error means that another relay has
+// other limits: it is logged, and the event counts, as in any Consumer.
+func (t *thread) applyLogged(e Entry) {
+	if err := t.c.Apply(e.Event); err != nil {
+		t.r.o.Logger.Warn("aguistate: relay: an event of the log does not apply", "thread", t.id, "pos", e.Pos, "err", err)
+	}
+	t.pos = e.Pos
+}
+
+// subscribe adds a viewer to t's hub and returns it. The hub delivers it
+// the events it follows in the log, in order, from a position at most
+// t.pos on. The caller holds t.mu.
+func (t *thread) subscribe() *sub {
+	if t.stopWatch == nil {
+		ctx, stop := context.WithCancel(t.r.ctx)
+		t.stopWatch, t.hubPos = stop, t.pos
+		go t.watch(ctx, t.pos)
+		go t.watchLease(ctx)
+	}
+	s := &sub{ch: make(chan entry, subBuffer)}
+	t.subs[s] = struct{}{}
+	return s
+}
+
+// unsubscribe removes a viewer. The caller holds t.mu.
+func (t *thread) unsubscribe(s *sub) {
+	delete(t.subs, s)
+	if len(t.subs) == 0 {
+		t.stopWatching()
+	}
+}
+
+// stopWatching stops the watcher and drops the viewers. The caller holds
+// t.mu.
+func (t *thread) stopWatching() {
+	if t.stopWatch != nil {
+		t.stopWatch()
+		t.stopWatch = nil
+	}
+	for s := range t.subs {
+		close(s.ch)
+		delete(t.subs, s)
+	}
+}
+
+// watch follows the log after position after, applies to t.c the events
+// no writer of this relay applied, and delivers each to the viewers, until
+// ctx ends. A store that fails is retried.
+func (t *thread) watch(ctx context.Context, after int64) {
+	for wait := 100 * time.Millisecond; ctx.Err() == nil; wait = min(2*wait, 5*time.Second) {
+		var err error
+		for e, ferr := range t.r.o.Store.Follow(ctx, t.id, after) {
+			if err = ferr; err != nil {
+				break
+			}
+			wait = 100 * time.Millisecond
+			t.mu.Lock()
+			if t.c != nil && e.Pos == t.pos+1 {
+				t.applyLogged(e)
+			}
+			t.deliver(entry{pos: e.Pos, event: e.Event, end: endsRun(e.Event)})
+			t.mu.Unlock()
+			after = e.Pos
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		t.r.o.Logger.Warn("aguistate: relay: following a thread failed", "thread", t.id, "err", err)
+		if errors.Is(err, ErrOutOfRange) { // trimmed behind the watcher: its viewers need a prelude
+			t.mu.Lock()
+			for s := range t.subs {
+				close(s.ch)
+				delete(t.subs, s)
+			}
+			if err := t.sync(ctx); err == nil {
+				after, t.hubPos = t.pos, t.pos
+			}
+			t.mu.Unlock()
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+	}
+}
+
+// deliver gives the log's event at t.hubPos+1 to every viewer, and drops a
+// viewer whose buffer is full (it reads the store itself). The caller
+// holds t.mu.
+func (t *thread) deliver(e entry) {
+	if e.pos != t.hubPos+1 {
+		return
+	}
+	t.hubPos, t.progress = e.pos, true
+	for s := range t.subs {
+		select {
+		case s.ch <- e:
+		default:
+			close(s.ch)
+			delete(t.subs, s)
+		}
+	}
+}
+
+// watchLease ends, once per lease time, a run that nobody runs: one in
+// progress whose log has not moved for that long, and whose lease this
+// relay can take (see endOrphan).
+func (t *thread) watchLease(ctx context.Context) {
+	tick := time.NewTicker(t.r.o.LeaseTTL)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		t.mu.Lock()
+		if !t.progress && t.running == nil && t.c != nil && t.c.Running() {
+			t.endOrphan(ctx)
+		}
+		t.progress = false
+		t.mu.Unlock()
+	}
+}
+
+// endOrphan ends the run in progress with a RUN_ERROR of code CodeRunLost
+// when the store is a Leaser and this relay can take the thread's lease:
+// no relay holds it, so nobody runs the run. The caller holds t.mu.
+func (t *thread) endOrphan(ctx context.Context) {
+	l, ok := t.r.o.Store.(Leaser)
+	if !ok {
+		return
+	}
+	if err := l.Lease(ctx, t.id, t.r.holder, t.r.o.LeaseTTL); err != nil {
+		return
+	}
+	defer func() {
+		ctx, cancel := t.r.storeContext(ctx)
+		defer cancel()
+		_ = l.Release(ctx, t.id, t.r.holder)
+	}()
+	if err := t.sync(ctx); err != nil {
+		return
+	}
+	if t.c.Running() {
+		err := t.appendOwn(ctx, runError(CodeRunLost, "aguistate: the relay that ran this run stopped before it ended"))
+		if err != nil {
+			t.r.o.Logger.Warn("aguistate: relay: ending a lost run failed", "thread", t.id, "err", err)
+		}
+	}
+}
+
+// appendOwn applies to t.c an event the relay makes and appends it at
+// t.pos+1. On a failure t.c must be loaded again. The caller holds t.mu
+// and has synced t.
+func (t *thread) appendOwn(ctx context.Context, event []byte) error {
+	if err := t.c.Apply(event); err != nil {
+		t.c = nil
+		return err
+	}
+	if err := t.r.o.Store.Append(ctx, t.id, t.pos+1, event); err != nil {
+		t.c = nil
+		return err
+	}
+	t.pos++
+	return nil
+}
+
+// runError returns the JSON text of a RUN_ERROR with code and message.
+func runError(code, message string) []byte {
+	ev, _ := json.Marshal(struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+		Code    string `json:"code"`
+	}{"RUN_ERROR", message, code})
+	return ev
+}
+
+// endsRun reports whether event is a RUN_FINISHED or a RUN_ERROR.
+func endsRun(event []byte) bool {
+	if !bytes.Contains(event, []byte(`"RUN_FINISHED"`)) && !bytes.Contains(event, []byte(`"RUN_ERROR"`)) {
+		return false
+	}
+	typ := eventType(event)
+	return typ == "RUN_FINISHED" || typ == "RUN_ERROR"
+}
+
+// eventType returns the "type" of an event's JSON text, or "".
+func eventType(event []byte) string {
+	var e struct {
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal(event, &e)
+	return e.Type
+}

@@ -1,0 +1,299 @@
+package relay
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// keepAlive is how long a viewer's stream may stay silent: an SSE comment
+// goes out then, so that proxies keep the connection.
+const keepAlive = 15 * time.Second
+
+// joinPoint is where a viewer joins a thread: the prelude to send first,
+// if any, and the position after which the log's events follow, with the
+// viewer's subscription to the hub when a run is in progress.
+type joinPoint struct {
+	prelude [][]byte
+	after   int64
+	running bool
+	sub     *sub // nil when no run is in progress
+}
+
+// join returns where a viewer with the SSE Last-Event-ID lastID joins t:
+// after lastID, when it names a position of the log (which the log may no
+// longer hold: stream then sends a prelude); else with a prelude that
+// brings it to t.pos. The caller holds t.mu and has synced t.
+func (t *thread) join(lastID string) joinPoint {
+	j := joinPoint{running: t.c.Running()}
+	if pos, err := strconv.ParseInt(lastID, 10, 64); err == nil && pos >= 0 && pos <= t.pos && lastID == strconv.FormatInt(pos, 10) {
+		j.after = pos
+	} else {
+		j.prelude, j.after = t.c.Prelude(), t.pos
+	}
+	if j.running {
+		j.sub = t.subscribe()
+	}
+	return j
+}
+
+// getEvents serves GET /threads/{threadId}/events.
+func (r *Relay) getEvents(w http.ResponseWriter, req *http.Request) {
+	t, err := r.acquire(req.PathValue("threadId"))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	defer r.release(t)
+	t.mu.Lock()
+	if err := t.sync(req.Context()); err != nil {
+		t.mu.Unlock()
+		storeFailed(w, err)
+		return
+	}
+	if t.pos == 0 {
+		t.mu.Unlock()
+		http.Error(w, "aguistate: no thread "+strconv.Quote(t.id), http.StatusNotFound)
+		return
+	}
+	j := t.join(req.Header.Get("Last-Event-ID"))
+	t.mu.Unlock()
+	r.stream(w, req, t, j, nil)
+}
+
+// getThread serves GET /threads/{threadId}: the thread's state and
+// messages.
+func (r *Relay) getThread(w http.ResponseWriter, req *http.Request) {
+	t, err := r.acquire(req.PathValue("threadId"))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	defer r.release(t)
+	t.mu.Lock()
+	err = t.sync(req.Context())
+	c, pos := t.c, t.pos
+	t.mu.Unlock()
+	switch {
+	case err != nil:
+		storeFailed(w, err)
+		return
+	case pos == 0:
+		http.Error(w, "aguistate: no thread "+strconv.Quote(t.id), http.StatusNotFound)
+		return
+	}
+	body, err := json.Marshal(map[string]any{"state": c.State(), "messages": c.Messages()})
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(body)
+}
+
+// stream sends a viewer the thread's events from j on, as SSE, until the
+// run it follows ends: the local run ru, when the viewer is that run's
+// POST, ends when its events are sent; otherwise the stream ends after a
+// RUN_FINISHED or RUN_ERROR, or once caught up when no run is in progress.
+// It answers 204 when there is nothing to send.
+func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j joinPoint, ru *run) {
+	ctx := req.Context()
+	defer func() {
+		if j.sub != nil {
+			t.mu.Lock()
+			t.unsubscribe(j.sub)
+			t.mu.Unlock()
+		}
+	}()
+	sw := &sseWriter{w: w, rc: http.NewResponseController(w), retry: r.o.Retry}
+	sent := j.after
+	sendPrelude := func() {
+		for i, ev := range j.prelude {
+			switch i {
+			case 0: // an empty id: a reconnect during the prelude asks for a new one
+				sw.event("", true, ev)
+			case len(j.prelude) - 1:
+				sw.event(strconv.FormatInt(j.after, 10), true, ev)
+			default:
+				sw.event("", false, ev)
+			}
+		}
+		sent = j.after
+	}
+	// over reports whether the stream has sent all it follows, once it
+	// has sent an event that ends a run (end) or none (when the run ends).
+	over := func(end bool) bool {
+		if ru == nil {
+			return end
+		}
+		select {
+		case <-ru.done:
+			t.mu.Lock()
+			last := ru.lastPos
+			t.mu.Unlock()
+			return sent >= last
+		default:
+			return false
+		}
+	}
+	// readLog sends the log's events after sent, up to its end, and reports
+	// whether the stream is over.
+	readLog := func() (bool, error) {
+		for e, err := range r.o.Store.Read(ctx, t.id, sent) {
+			if err != nil {
+				return false, err
+			}
+			sw.event(strconv.FormatInt(e.Pos, 10), true, e.Event)
+			sent = e.Pos
+			if over(endsRun(e.Event)) {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+
+	if j.prelude != nil {
+		sendPrelude()
+	}
+	done, err := readLog()
+	if errors.Is(err, ErrOutOfRange) && !sw.started { // the log no longer holds what follows Last-Event-ID
+		t.mu.Lock()
+		if err = t.sync(ctx); err == nil {
+			if j.sub != nil {
+				t.unsubscribe(j.sub)
+			}
+			j = t.join("")
+		}
+		t.mu.Unlock()
+		if err == nil {
+			sendPrelude()
+			done, err = readLog()
+		}
+	}
+	switch {
+	case err != nil && !sw.started:
+		storeFailed(w, err)
+		return
+	case err != nil || done || !j.running:
+		sw.end()
+		return
+	}
+	sw.begin()
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	var runDone <-chan struct{}
+	if ru != nil {
+		runDone = ru.done
+	}
+	for {
+		if len(j.sub.ch) == 0 {
+			sw.flush()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.ctx.Done():
+			return
+		case <-tick.C:
+			sw.comment("keep-alive")
+		case <-runDone:
+			runDone = nil
+			if over(false) {
+				sw.end()
+				return
+			}
+		case e, ok := <-j.sub.ch:
+			switch {
+			case !ok || e.pos > sent+1: // fell behind the hub, or a gap: read the log
+				if !ok {
+					t.mu.Lock()
+					j.sub = t.subscribe()
+					t.mu.Unlock()
+				}
+				if done, err := readLog(); done || err != nil {
+					sw.end()
+					return
+				}
+			case e.pos == sent+1:
+				sw.event(strconv.FormatInt(e.pos, 10), true, e.event)
+				sent = e.pos
+				if over(e.end) {
+					sw.end()
+					return
+				}
+			}
+		}
+	}
+}
+
+// sseWriter writes an SSE response: its headers and the reconnection time
+// before the first event, then events and comments.
+type sseWriter struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	retry   time.Duration
+	started bool
+	dirty   bool // written since the last flush
+	buf     []byte
+}
+
+// begin writes the headers and the retry field, once.
+func (s *sseWriter) begin() {
+	if s.started {
+		return
+	}
+	s.started = true
+	h := s.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	s.w.WriteHeader(http.StatusOK)
+	s.write(strconv.AppendInt(append(s.buf[:0], "retry: "...), s.retry.Milliseconds(), 10), "\n\n")
+}
+
+// event writes one event: an id field when hasID (with no value when id
+// is ""), and data, which is one line.
+func (s *sseWriter) event(id string, hasID bool, data []byte) {
+	s.begin()
+	b := s.buf[:0]
+	switch {
+	case hasID && id == "":
+		b = append(b, "id:\n"...)
+	case hasID:
+		b = append(append(append(b, "id: "...), id...), '\n')
+	}
+	b = append(append(b, "data: "...), data...)
+	s.write(b, "\n\n")
+}
+
+// comment writes an SSE comment, which viewers pass over.
+func (s *sseWriter) comment(text string) {
+	s.begin()
+	s.write(append(append(s.buf[:0], ": "...), text...), "\n\n")
+}
+
+func (s *sseWriter) write(b []byte, end string) {
+	s.buf = append(b, end...)
+	_, _ = s.w.Write(s.buf)
+	s.dirty = true
+}
+
+// flush sends what was written.
+func (s *sseWriter) flush() {
+	if s.dirty {
+		_ = s.rc.Flush()
+		s.dirty = false
+	}
+}
+
+// end ends the response: 204 No Content when nothing was written, which
+// stops a browser's EventSource from reconnecting.
+func (s *sseWriter) end() {
+	if !s.started {
+		s.w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	s.flush()
+}
