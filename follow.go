@@ -202,4 +202,3 @@ func nextPosition(id string) string {
 	}
 	return strconv.FormatInt(n+1, 10)
 }
-
