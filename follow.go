@@ -25,7 +25,10 @@ import (
 // from such a stream, which the checkpoint keeps: the relay sends the
 // events after it, or a prelude ([Consumer.Prelude]) that brings the
 // Consumer to the thread's last event. A Consumer that never followed one
-// gets the prelude. a.URL is not used.
+// gets the prelude. An answer that begins with a prelude (its first event
+// has an empty id) replaces the thread the Consumer holds with the one the
+// prelude makes, in one [Change] with the zero Event, once the prelude's
+// last event (the one with an id) has come. a.URL is not used.
 //
 // It returns how the run ended, as RunAgent does, with the messages added
 // since the call began; the zero RunResult and a nil error when the relay
@@ -58,6 +61,22 @@ var errNothing = errors.New("nothing to follow")
 // errNotResumed reports a reconnect answered with a stream that does not
 // go on where the last one stopped.
 var errNotResumed = errors.New("the stream does not go on after Last-Event-ID")
+
+// adopt makes c hold the thread that p, given a whole prelude, holds: a
+// prelude restates the thread, and a MESSAGES_SNAPSHOT alone would keep
+// messages c holds where they are, before those it adds. It is one change,
+// with the zero Event, and the prelude's events count as given to c.
+func (c *Consumer) adopt(p *Consumer) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, v := c.cur.Load(), *p.cur.Load()
+	t := c.begin(old)
+	t.setMessages(v.messages)
+	v.messages, v.index = t.next.messages, t.next.index
+	v.events = old.events + v.events
+	t.next = v
+	return apiError(c.commitLocal(t))
+}
 
 // maxReconnectWait is the longest wait before a reconnect.
 const maxReconnectWait = 30 * time.Second
@@ -102,23 +121,36 @@ func (c *Consumer) follow(ctx context.Context, a *Agent, method, url string, bod
 			return end, errNothing
 		}
 		got := 0
-		check := func() error { // the first event after a reconnect goes on after from
-			if got++; got > 1 || !resuming {
-				return nil
-			}
-			if want := nextPosition(from); f.LastEventID != "" && f.LastEventID != want {
+		var prelude *Consumer // the thread a prelude makes, until its last event
+		err = c.run(ctx, resp.Body, &f, func(text []byte) error {
+			if got++; got == 1 && f.IDs && f.LastEventID == "" {
+				prelude = New(&c.opts) // a prelude: the thread as the relay holds it
+			} else if want := nextPosition(from); got == 1 && resuming && f.LastEventID != want {
 				return apiError(fmt.Errorf("%w %q: its next event has the id %q, not %q or \"\" (a prelude)",
 					errNotResumed, from, f.LastEventID, want))
 			}
-			return nil
-		}
-		err = c.run(ctx, resp.Body, &f, check, func(ev Event) {
+			var id *string
+			if f.IDs {
+				id = &f.LastEventID
+			}
+			into := c
+			if prelude != nil {
+				into = prelude
+			}
+			ev, err := into.apply(text, id)
+			if err != nil {
+				return err
+			}
 			switch ev.Type {
 			case "RUN_STARTED":
 				end = Event{}
 			case "RUN_FINISHED", "RUN_ERROR":
 				end = ev
 			}
+			if prelude != nil && f.LastEventID != "" {
+				err, prelude = c.adopt(prelude), nil
+			}
+			return err
 		})
 		resp.Body.Close()
 		if got > 0 {

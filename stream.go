@@ -99,15 +99,16 @@ func framingError(err error, position int) error {
 // that blocks, close r; an HTTP response body closes when its request's
 // context ends.
 func (c *Consumer) Run(ctx context.Context, r io.Reader) error {
-	return c.run(ctx, r, nil, nil, nil)
+	return c.run(ctx, r, nil, func(text []byte) error {
+		_, err := c.apply(text, nil)
+		return err
+	})
 }
 
-// run is Run, keeping f (when not nil) up to date with the SSE fields,
-// calling check (when not nil) before it applies each event (an error
-// stops it, unapplied), and applied (when not nil) with each event
-// applied, passed over or skipped. Once an SSE id has come, the Consumer
-// keeps the stream's id after each event it applies.
-func (c *Consumer) run(ctx context.Context, r io.Reader, f *framing.Fields, check func() error, applied func(Event)) error {
+// run is Run, keeping f (when not nil) up to date with the SSE fields, and
+// giving each event's text to step, which applies it; an error from step
+// stops it.
+func (c *Consumer) run(ctx context.Context, r io.Reader, f *framing.Fields, step func(text []byte) error) error {
 	for text, err := range readEvents(r, &c.opts, f) {
 		if err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil {
@@ -122,21 +123,8 @@ func (c *Consumer) run(ctx context.Context, r io.Reader, f *framing.Fields, chec
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if check != nil {
-			if err := check(); err != nil {
-				return err
-			}
-		}
-		var id *string
-		if f != nil && f.IDs {
-			id = &f.LastEventID
-		}
-		ev, err := c.apply(text, id)
-		if err != nil {
+		if err := step(text); err != nil {
 			return err
-		}
-		if applied != nil {
-			applied(ev)
 		}
 	}
 	return nil

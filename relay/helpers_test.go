@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -167,10 +168,15 @@ func consumerOf(t testing.TB, events [][]byte) *aguistate.Consumer {
 }
 
 // threadJSON returns a Consumer's state and messages as JSON, as GET
-// /threads/{threadId} returns them.
-func threadJSON(t testing.TB, c *aguistate.Consumer) string {
+// /threads/{threadId} returns them; with idsOnly, only the messages that
+// have an id, which a prelude carries.
+func threadJSON(t testing.TB, c *aguistate.Consumer, idsOnly ...bool) string {
 	t.Helper()
-	b, err := json.Marshal(map[string]any{"state": c.State(), "messages": c.Messages()})
+	messages := c.Messages()
+	if len(idsOnly) > 0 && idsOnly[0] {
+		messages = slices.DeleteFunc(messages, func(m aguistate.Message) bool { return m.ID() == "" })
+	}
+	b, err := json.Marshal(map[string]any{"state": c.State(), "messages": messages})
 	require.NoError(t, err)
 	return string(b)
 }

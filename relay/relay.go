@@ -73,9 +73,10 @@ type Options struct {
 //
 //   - POST /agent takes a RunAgentInput, as the agent does, runs it, and
 //     streams the run's events back (SSE), each with its position in the
-//     thread as its id. A POST whose runId is that of the thread's last run
-//     is a reconnect: it is served from the log, as a viewer, after its
-//     Last-Event-ID.
+//     thread as its id, until the agent's answer ends. A POST with a
+//     Last-Event-ID that names a position of the thread, or whose runId is
+//     that of the thread's last run, is a reconnect: it is served as a
+//     viewer's GET is.
 //   - GET /threads/{threadId}/events joins the thread (SSE): with a
 //     Last-Event-ID that the log holds, the events after it; otherwise a
 //     prelude ([aguistate.Consumer.Prelude]) that brings a viewer to the

@@ -85,8 +85,9 @@ func (r *Relay) postAgent(w http.ResponseWriter, req *http.Request) {
 		storeFailed(w, err)
 		return
 	}
-	if t.pos > 0 && t.c.RunID() == in.RunID { // a reconnect
-		j := t.join(req.Header.Get("Last-Event-ID"))
+	lastID := req.Header.Get("Last-Event-ID")
+	if t.pos > 0 && (t.c.RunID() == in.RunID || t.isPosition(lastID)) { // a reconnect
+		j := t.join(lastID)
 		t.mu.Unlock()
 		r.stream(w, req, t, j, nil)
 		return

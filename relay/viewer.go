@@ -28,8 +28,8 @@ type joinPoint struct {
 // brings it to t.pos. The caller holds t.mu and has synced t.
 func (t *thread) join(lastID string) joinPoint {
 	j := joinPoint{running: t.c.Running()}
-	if pos, err := strconv.ParseInt(lastID, 10, 64); err == nil && pos >= 0 && pos <= t.pos && lastID == strconv.FormatInt(pos, 10) {
-		j.after = pos
+	if t.isPosition(lastID) {
+		j.after, _ = strconv.ParseInt(lastID, 10, 64)
 	} else {
 		j.prelude, j.after = t.c.Prelude(), t.pos
 	}
@@ -37,6 +37,13 @@ func (t *thread) join(lastID string) joinPoint {
 		j.sub = t.subscribe()
 	}
 	return j
+}
+
+// isPosition reports whether an SSE id names a position of t's log, as
+// the relay writes it: 0 to t.pos. The caller holds t.mu.
+func (t *thread) isPosition(id string) bool {
+	pos, err := strconv.ParseInt(id, 10, 64)
+	return err == nil && pos >= 0 && pos <= t.pos && id == strconv.FormatInt(pos, 10)
 }
 
 // getEvents serves GET /threads/{threadId}/events.

@@ -1,0 +1,229 @@
+package relay_test
+
+import (
+	"bytes"
+	"context"
+	"iter"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/aguistate/aguistate"
+	"github.com/aguistate/aguistate/relay"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// errCut is the read error of a connection the test cuts.
+var errCut = errors.New("connection reset by the test")
+
+// cutter is an http.RoundTripper that cuts the body of its first answer
+// after a number of SSE events, at the event's end or inside the next one
+// (mid), as a dropped connection would.
+type cutter struct {
+	events int
+	mid    bool
+
+	mu       sync.Mutex
+	calls    int
+	preludes int
+}
+
+func (c *cutter) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	c.mu.Lock()
+	c.calls++
+	first := c.calls == 1
+	c.mu.Unlock()
+	switch {
+	case err != nil:
+	case first:
+		resp.Body = &cutBody{rc: resp.Body, left: c.events, mid: c.mid}
+	default:
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if bytes.HasPrefix(body, []byte("id:\n")) || bytes.Contains(body, []byte("\nid:\n")) {
+			c.mu.Lock()
+			c.preludes++
+			c.mu.Unlock()
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	return resp, err
+}
+
+// prelude reports whether an answer after the first held a prelude.
+func (c *cutter) prelude() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.preludes > 0
+}
+
+// requests returns how many requests went through c.
+func (c *cutter) requests() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.calls
+}
+
+// cutBody passes an SSE body through until left data events have ended
+// (and, with mid, a few bytes of the next one's data), then fails.
+type cutBody struct {
+	rc    io.ReadCloser
+	left  int
+	mid   bool
+	inData, cut bool
+	prev  byte
+	taken int // bytes of the event cut in the middle
+}
+
+func (b *cutBody) Read(p []byte) (int, error) {
+	if b.cut {
+		return 0, errCut
+	}
+	n, err := b.rc.Read(p)
+	for i := 0; i < n; i++ {
+		c := p[i]
+		if b.left == 0 && (!b.mid || b.inData && b.taken >= 6) {
+			b.cut = true
+			b.rc.Close()
+			return i, errCut
+		}
+		if b.left == 0 && b.inData {
+			b.taken++
+		}
+		if c == 'd' && b.prev == '\n' {
+			b.inData = true
+		}
+		if c == '\n' && b.prev == '\n' && b.inData {
+			b.inData = false
+			b.left--
+		}
+		b.prev = c
+	}
+	return n, err
+}
+
+func (b *cutBody) Close() error { return b.rc.Close() }
+
+// resumeCases are a relay's log kept whole, so that a Last-Event-ID
+// replays, and one that holds only its last event for a viewer, so that a
+// reconnect gets a prelude.
+var resumeCases = []struct {
+	name  string
+	store func() relay.Store
+}{
+	{"replay", func() relay.Store { return relay.NewMemory() }},
+	{"prelude", func() relay.Store { return &lastOnly{Memory: relay.NewMemory()} }},
+}
+
+// lastOnly is a Memory whose Read holds only the log's last event, but
+// for a read of the whole log: a read from another position before it
+// fails as a trimmed log does.
+type lastOnly struct {
+	*relay.Memory
+	mu   sync.Mutex
+	last map[string]int64
+}
+
+func (s *lastOnly) Append(ctx context.Context, thread string, pos int64, events ...[]byte) error {
+	err := s.Memory.Append(ctx, thread, pos, events...)
+	if err == nil && len(events) > 0 {
+		s.mu.Lock()
+		if s.last == nil {
+			s.last = make(map[string]int64)
+		}
+		s.last[thread] = pos + int64(len(events)) - 1
+		s.mu.Unlock()
+	}
+	return err
+}
+
+func (s *lastOnly) Read(ctx context.Context, thread string, after int64) iter.Seq2[relay.Entry, error] {
+	s.mu.Lock()
+	last := s.last[thread]
+	s.mu.Unlock()
+	if after > 0 && after < last-1 {
+		return func(yield func(relay.Entry, error) bool) {
+			yield(relay.Entry{}, &relay.RangeError{Thread: thread, After: after, Trimmed: true})
+		}
+	}
+	return s.Memory.Read(ctx, thread, after)
+}
+
+// runOnce runs a Consumer started from s's input against a new relay on
+// store, in front of an agent that streams s, through client, and returns
+// it with the result.
+func runOnce(t *testing.T, s recordedStream, store relay.Store, client *http.Client) (*aguistate.Consumer, aguistate.RunResult, error) {
+	a := newAgent(t, s.events)
+	_, base := newRelay(t, a, relay.Options{Store: store})
+	var in aguistate.RunAgentInput
+	require.NoError(t, in.UnmarshalJSON(s.input))
+	c := aguistate.New(nil)
+	require.NoError(t, c.StartRun(in))
+	res, err := c.RunAgent(testContext(t), &aguistate.Agent{URL: base + "/agent", Client: client, Reconnects: 3}, &aguistate.RunOptions{RunID: in.RunID})
+	return c, res, err
+}
+
+// multiRun reports whether a stream holds more than one run: a reconnect
+// follows such an answer run by run (see Relay).
+func multiRun(events [][]byte) bool {
+	n := 0
+	for _, ev := range events {
+		var e struct{ Type string }
+		_ = json.Unmarshal(ev, &e)
+		if e.Type == "RUN_STARTED" {
+			n++
+		}
+	}
+	return n > 1
+}
+
+// TestRunAgentResume cuts the POST of every recorded stream's run at every
+// event boundary, and inside every event: RunAgent reconnects and ends as
+// an uncut run ends, with the relay's log whole and trimmed.
+func TestRunAgentResume(t *testing.T) {
+	t.Parallel()
+	for _, s := range recordedStreams(t) {
+		if multiRun(s.events) {
+			continue
+		}
+		for _, rc := range resumeCases {
+			t.Run(s.name+"/"+rc.name, func(t *testing.T) {
+				t.Parallel()
+				want, wantRes, wantErr := runOnce(t, s, rc.store(), nil)
+				_, base := newRelay(t, newAgent(t, s.events), relay.Options{})
+				_, sent := post(t, base, s.input)
+				for k := 0; k < len(sent); k++ {
+					for _, mid := range []bool{false, true} {
+						if k == 0 && !mid {
+							continue // no id came: nothing to reconnect after
+						}
+						cut := &cutter{events: k, mid: mid}
+						got, res, err := runOnce(t, s, rc.store(), &http.Client{Transport: cut})
+						where := fmt.Sprintf("cut after %d events (inside the next: %v)", k, mid)
+						assert.Equal(t, errText(wantErr), errText(err), where)
+						assert.Equal(t, wantRes.Outcome, res.Outcome, where)
+						assert.Equal(t, threadJSON(t, want, cut.prelude()), threadJSON(t, got, cut.prelude()), where)
+						assert.Greater(t, cut.requests(), 1, "%s: a reconnect", where)
+						if rc.name == "prelude" && k > 0 && k < len(sent)-1 {
+							assert.True(t, cut.prelude(), "%s: through a prelude", where)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// errText returns err's text, or "".
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
