@@ -3,11 +3,11 @@ package relay_test
 import (
 	"bytes"
 	"context"
-	"iter"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
 	"sync"
 	"testing"
@@ -73,12 +73,12 @@ func (c *cutter) requests() int {
 // cutBody passes an SSE body through until left data events have ended
 // (and, with mid, a few bytes of the next one's data), then fails.
 type cutBody struct {
-	rc    io.ReadCloser
-	left  int
-	mid   bool
+	rc          io.ReadCloser
+	left        int
+	mid         bool
 	inData, cut bool
-	prev  byte
-	taken int // bytes of the event cut in the middle
+	prev        byte
+	taken       int // bytes of the event cut in the middle
 }
 
 func (b *cutBody) Read(p []byte) (int, error) {
