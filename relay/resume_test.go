@@ -28,9 +28,10 @@ type cutter struct {
 	events int
 	mid    bool
 
-	mu       sync.Mutex
-	calls    int
-	preludes int
+	mu        sync.Mutex
+	calls     int
+	preludes  int
+	responded chan struct{} // when not nil, closed when the first answer's headers have come
 }
 
 func (c *cutter) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -43,18 +44,39 @@ func (c *cutter) RoundTrip(req *http.Request) (*http.Response, error) {
 	case err != nil:
 	case first:
 		resp.Body = &cutBody{rc: resp.Body, left: c.events, mid: c.mid}
-	default:
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if bytes.HasPrefix(body, []byte("id:\n")) || bytes.Contains(body, []byte("\nid:\n")) {
-			c.mu.Lock()
-			c.preludes++
-			c.mu.Unlock()
+		if c.responded != nil {
+			close(c.responded)
 		}
-		resp.Body = io.NopCloser(bytes.NewReader(body))
+	default:
+		resp.Body = &sniffBody{rc: resp.Body, c: c}
 	}
 	return resp, err
 }
+
+// sniffBody counts, in c, the answers that hold a prelude: an empty id.
+type sniffBody struct {
+	rc   io.ReadCloser
+	c    *cutter
+	tail []byte // the last bytes read
+	seen bool
+}
+
+func (b *sniffBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	b.tail = append(b.tail, p[:n]...)
+	if !b.seen && (bytes.HasPrefix(b.tail, []byte("id:\n")) || bytes.Contains(b.tail, []byte("\nid:\n"))) {
+		b.seen = true
+		b.c.mu.Lock()
+		b.c.preludes++
+		b.c.mu.Unlock()
+	}
+	if len(b.tail) > 8 {
+		b.tail = b.tail[len(b.tail)-8:]
+	}
+	return n, err
+}
+
+func (b *sniffBody) Close() error { return b.rc.Close() }
 
 // prelude reports whether an answer after the first held a prelude.
 func (c *cutter) prelude() bool {
