@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,74 +11,22 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/aguistate/aguistate"
+	"github.com/aguistate/aguistate/internal/agenttest"
 	"github.com/aguistate/aguistate/internal/framing"
 	"github.com/aguistate/aguistate/relay"
 	"github.com/stretchr/testify/require"
 )
 
-// agent is a fake AG-UI agent: each run streams the events that script
-// returns for its input, as SSE, waiting on hold (when not nil) before the
-// event at index holdAt.
-type agent struct {
-	*httptest.Server
-	script func(input []byte) [][]byte
+// newAgent starts a fake agent whose runs stream events.
+func newAgent(t testing.TB, events [][]byte) *agenttest.Agent { return agenttest.New(t, events) }
 
-	mu     sync.Mutex
-	inputs [][]byte
-	hold   chan struct{}
-	holdAt int
-}
-
-// newAgent starts an agent that streams events to every run.
-func newAgent(t testing.TB, events [][]byte) *agent {
-	a := &agent{script: func([]byte) [][]byte { return events }}
-	a.Server = httptest.NewServer(http.HandlerFunc(a.serve))
-	t.Cleanup(a.Close)
-	return a
-}
-
-func (a *agent) serve(w http.ResponseWriter, req *http.Request) {
-	body, _ := io.ReadAll(req.Body)
-	a.mu.Lock()
-	a.inputs = append(a.inputs, body)
-	hold, holdAt := a.hold, a.holdAt
-	a.mu.Unlock()
-	w.Header().Set("Content-Type", "text/event-stream")
-	rc := http.NewResponseController(w)
-	for i, ev := range a.script(body) {
-		if hold != nil && i == holdAt {
-			_ = rc.Flush()
-			select {
-			case <-hold:
-			case <-req.Context().Done():
-				return
-			}
-		}
-		fmt.Fprintf(w, "data: %s\n\n", ev)
-	}
-	_ = rc.Flush()
-}
-
-// holdBefore makes the next runs wait before their event at index i until
-// release is called.
-func (a *agent) holdBefore(i int) (release func()) {
-	ch := make(chan struct{})
-	a.mu.Lock()
-	a.hold, a.holdAt = ch, i
-	a.mu.Unlock()
-	var once sync.Once
-	return func() { once.Do(func() { close(ch) }) }
-}
-
-// newRelay starts a relay in front of a, on store (a new Memory when nil),
-// with fast reconnects and the given checkpointing, and returns its base
-// URL.
-func newRelay(t testing.TB, a *agent, o relay.Options) (*relay.Relay, string) {
+// newRelay starts a relay in front of a, configured by o but with fast
+// reconnects, and returns it with its base URL.
+func newRelay(t testing.TB, a *agenttest.Agent, o relay.Options) (*relay.Relay, string) {
 	if o.Retry == 0 {
 		o.Retry = time.Millisecond
 	}

@@ -34,7 +34,7 @@ type liveJoin struct {
 // index i, joins the run there three ways, and lets it end.
 func joinLive(t *testing.T, s recordedStream, i int) liveJoin {
 	a := newAgent(t, s.events)
-	release := a.holdBefore(i)
+	release := a.Hold(i)
 	defer release()
 	_, base := newRelay(t, a, relay.Options{})
 	var thread struct{ ThreadID string }

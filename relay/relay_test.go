@@ -35,7 +35,7 @@ func TestRelayRecords(t *testing.T) {
 			require.NoError(t, json.Unmarshal([]byte(events[0].data), &start))
 			assert.Equal(t, "RUN_STARTED", start.Type)
 			assert.NotEmpty(t, start.Input.RunID, "the run's input is recorded")
-			assert.Equal(t, string(a.inputs[0]), string(s.input), "the agent gets the input as it was sent")
+			assert.Equal(t, string(a.Inputs()[0]), string(s.input), "the agent gets the input as it was sent")
 
 			thread := consumerOf(t, dataOf(events))
 			id := thread.ThreadID()

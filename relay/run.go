@@ -35,7 +35,8 @@ type run struct {
 	done    chan struct{} // closed when the run has ended and its events are in the log, or cannot be
 
 	startPos int64 // position of the run's RUN_STARTED, once started
-	lastPos  int64 // the last position the run appended; guarded by t.mu
+	lastPos  int64 // the last position the run appended (the log's end at its start); guarded by t.mu
+	lost     bool  // another relay has the thread, and ends the run; guarded by t.mu
 }
 
 // Errors that end a run without a RUN_ERROR of the relay: another relay
@@ -93,12 +94,19 @@ func (r *Relay) postAgent(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	ru, status, err := r.startRun(req.Context(), t, body, in, raw.State)
+	var j joinPoint
+	if err == nil { // the hub delivers the run's events from its first on
+		j = joinPoint{after: t.pos, running: true, sub: t.subscribe(), hub: true}
+	}
 	t.mu.Unlock()
 	if err != nil {
 		http.Error(w, err.Error(), status)
 		return
 	}
 	if err := <-ru.started; err != nil {
+		t.mu.Lock()
+		t.unsubscribe(j.sub)
+		t.mu.Unlock()
 		status := http.StatusServiceUnavailable
 		var ae *agentError
 		switch {
@@ -110,15 +118,14 @@ func (r *Relay) postAgent(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, err.Error(), status)
 		return
 	}
-	t.mu.Lock()
-	s := t.subscribe()
-	t.mu.Unlock()
-	r.stream(w, req, t, joinPoint{after: ru.startPos - 1, running: true, sub: s}, ru)
+	r.stream(w, req, t, j, ru)
 }
 
 // startRun starts a run of t with input in: it takes the thread's lease,
-// ends a run that nobody runs, and starts the run's goroutine. It returns
-// an HTTP status with its error. The caller holds t.mu and has synced t.
+// ends a run in progress that nobody runs (one is refused when the store
+// keeps no leases: another relay may run it), and starts the run's
+// goroutine. It returns an HTTP status with its error. The caller holds
+// t.mu and has synced t.
 func (r *Relay) startRun(ctx context.Context, t *thread, body []byte, in aguistate.RunAgentInput, state json.RawMessage) (*run, int, error) {
 	if t.running != nil {
 		return nil, http.StatusConflict, fmt.Errorf("aguistate: thread %q: a run is in progress", t.id)
@@ -131,22 +138,23 @@ func (r *Relay) startRun(ctx context.Context, t *thread, body []byte, in aguista
 			return nil, http.StatusServiceUnavailable, err
 		}
 	}
-	if t.c.Running() { // nobody runs it: this relay has its lease
+	switch {
+	case t.c.Running() && !leases: // maybe another relay runs it: nothing tells
+		return nil, http.StatusConflict, fmt.Errorf("aguistate: thread %q: a run is in progress", t.id)
+	case t.c.Running(): // nobody runs it: this relay has its lease
 		if err := t.appendOwn(ctx, runError(CodeRunLost, "aguistate: the relay that ran this run stopped before it ended")); err != nil {
-			if leases {
-				_ = l.Release(ctx, t.id, r.holder)
-			}
+			_ = l.Release(ctx, t.id, r.holder)
 			return nil, http.StatusServiceUnavailable, err
 		}
 	}
-	ru := &run{t: t, body: body, in: in, state: state, started: make(chan error, 1), done: make(chan struct{})}
+	ru := &run{t: t, body: body, in: in, state: state, started: make(chan error, 1), done: make(chan struct{}), lastPos: t.pos}
 	ru.ctx, ru.cancel = context.WithCancelCause(r.ctx)
 	t.running = ru
 	r.mu.Lock()
 	t.refs++ // released when the run ends
 	r.mu.Unlock()
 	r.runs.Add(1)
-	go r.runRun(ru)
+	go r.runRun(ru) // its first append waits for t.mu, which the caller holds
 	return ru, 0, nil
 }
 
@@ -221,6 +229,7 @@ func (r *Relay) runRun(ru *run) {
 		if err != nil {
 			r.o.Logger.Warn("aguistate: relay: a run stopped", "thread", t.id, "run", ru.in.RunID, "err", err)
 			ru.cancel(err)
+			r.finish(ru, err)
 			return
 		}
 		if fatal != nil {
@@ -282,12 +291,12 @@ func (r *Relay) write(ru *run, batch [][]byte, first bool) (fatal, err error) {
 	t := ru.t
 	t.mu.Lock()
 	if t.c == nil {
-		if err := t.sync(ru.ctx); err != nil {
+		if err := r.syncRetry(ru); err != nil {
 			t.mu.Unlock()
 			return nil, err
 		}
 	}
-	if !first && t.pos != ru.lastPos {
+	if t.pos != ru.lastPos { // the log moved since the run's last append, or its start
 		t.mu.Unlock()
 		return nil, errRunLost
 	}
@@ -326,7 +335,7 @@ func (r *Relay) write(ru *run, batch [][]byte, first bool) (fatal, err error) {
 			return nil, err
 		}
 		t.mu.Lock()
-		if err := t.sync(ru.ctx); err != nil {
+		if err := r.syncRetry(ru); err != nil {
 			t.mu.Unlock()
 			return nil, err
 		}
@@ -341,6 +350,25 @@ func (r *Relay) write(ru *run, batch [][]byte, first bool) (fatal, err error) {
 	t.mu.Unlock()
 	r.saveCheckpoint(ru.ctx, t, cp)
 	return fatal, nil
+}
+
+// syncRetry syncs ru's thread, retrying a store that fails until the run
+// ends. The caller holds t.mu, which syncRetry releases while it waits.
+func (r *Relay) syncRetry(ru *run) error {
+	t := ru.t
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+		err := t.sync(ru.ctx)
+		if err == nil || ru.ctx.Err() != nil {
+			return err
+		}
+		r.o.Logger.Warn("aguistate: relay: reading the thread failed; retrying", "thread", t.id, "err", err)
+		t.mu.Unlock()
+		select {
+		case <-ru.ctx.Done():
+		case <-time.After(wait):
+		}
+		t.mu.Lock()
+	}
 }
 
 // appendRetry appends batch at pos+1 until the store takes it or the run
@@ -379,7 +407,10 @@ func (r *Relay) appendRetry(ru *run, pos int64, batch [][]byte) error {
 // saves a checkpoint.
 func (r *Relay) finish(ru *run, cause error) {
 	if errors.Is(cause, errLeaseLost) || errors.Is(cause, errRunLost) {
-		return // the thread is another relay's
+		ru.t.mu.Lock()
+		ru.lost = true // the thread is another relay's, which ends the run
+		ru.t.mu.Unlock()
+		return
 	}
 	code, msg := CodeAgentFailed, "aguistate: "+cause.Error()
 	if errors.Is(cause, context.Canceled) && r.ctx.Err() != nil {
@@ -430,31 +461,38 @@ func (r *Relay) renewLease(ru *run) {
 	}
 }
 
-// checkpoint is a checkpoint to save: the thread's Consumer at a position.
+// checkpoint is a checkpoint to save: the thread's Consumer at a position,
+// and the position before which the log may then be trimmed.
 type checkpoint struct {
-	pos  int64
-	data []byte
+	pos, trim int64
+	data      []byte
 }
 
 // checkpointDue returns the checkpoint to save when every events have come
-// since the last one, else nil. The caller holds t.mu.
+// since the last one, else nil. The log keeps KeepEvents events before it,
+// and those that the hub has not yet delivered to this relay's viewers.
+// The caller holds t.mu.
 func (t *thread) checkpointDue(every int) *checkpoint {
 	if t.c == nil || t.pos-t.cpPos < int64(every) {
 		return nil
 	}
 	t.cpPos = t.pos
-	return &checkpoint{t.pos, t.c.Checkpoint()}
+	trim := t.pos - int64(t.r.o.KeepEvents)
+	if t.stopWatch != nil {
+		trim = min(trim, t.hubPos+1)
+	}
+	return &checkpoint{t.pos, trim, t.c.Checkpoint()}
 }
 
-// saveCheckpoint saves cp (when not nil) and trims the log before it, but
-// for the last KeepEvents events.
+// saveCheckpoint saves cp (when not nil) and trims the log before it as
+// far as cp allows.
 func (r *Relay) saveCheckpoint(ctx context.Context, t *thread, cp *checkpoint) {
 	if cp == nil {
 		return
 	}
 	err := r.o.Store.SaveCheckpoint(ctx, t.id, cp.pos, cp.data)
 	if err == nil {
-		err = r.o.Store.Trim(ctx, t.id, cp.pos-int64(r.o.KeepEvents))
+		err = r.o.Store.Trim(ctx, t.id, cp.trim)
 	}
 	if err != nil {
 		r.o.Logger.Warn("aguistate: relay: saving a checkpoint failed", "thread", t.id, "pos", cp.pos, "err", err)

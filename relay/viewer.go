@@ -20,6 +20,7 @@ type joinPoint struct {
 	after   int64
 	running bool
 	sub     *sub // nil when no run is in progress
+	hub     bool // sub delivers every event after after: the log need not be read first
 }
 
 // join returns where a viewer with the SSE Last-Event-ID lastID joins t:
@@ -115,6 +116,15 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 		}
 	}()
 	sw := &sseWriter{w: w, rc: http.NewResponseController(w), retry: r.o.Retry}
+	if ru != nil { // the response ends once the run has: a next run of the thread is not refused
+		defer func() {
+			select {
+			case <-ru.done:
+			case <-ctx.Done():
+			case <-r.ctx.Done():
+			}
+		}()
+	}
 	sent := j.after
 	sendPrelude := func() {
 		for i, ev := range j.prelude {
@@ -138,8 +148,11 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 		select {
 		case <-ru.done:
 			t.mu.Lock()
-			last := ru.lastPos
+			last, lost := ru.lastPos, ru.lost
 			t.mu.Unlock()
+			if lost { // the relay that has the thread ends the run
+				return end
+			}
 			return sent >= last
 		default:
 			return false
@@ -164,7 +177,11 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 	if j.prelude != nil {
 		sendPrelude()
 	}
-	done, err := readLog()
+	var done bool
+	var err error
+	if !j.hub {
+		done, err = readLog()
+	}
 	if errors.Is(err, ErrOutOfRange) && !sw.started { // the log no longer holds what follows Last-Event-ID
 		t.mu.Lock()
 		if err = t.sync(ctx); err == nil {

@@ -2,7 +2,11 @@
 // [relay.Store] implementation passes: compare-and-set appends, concurrent
 // writers, reads, following, checkpoints, trimming, isolation, context
 // cancellation and a server that goes down; and, for a store that is also
-// a [relay.Leaser], leases.
+// a [relay.Leaser], leases. Then the relay's scenarios on the store (part
+// 5 of issue 11): two relays running one thread at once, a relay killed
+// mid-run whose viewers another relay serves and whose run it ends, a
+// viewer on one relay following a run on another, a restart, and a store
+// that goes down.
 //
 // Use [Run] from a test of the implementation, and [Bench] from a
 // benchmark:
@@ -76,6 +80,11 @@ var tests = []struct {
 	{"Lease", testLease},
 	{"LeaseExpiry", testLeaseExpiry},
 	{"LeaseConcurrent", testLeaseConcurrent},
+	{"RelayOneWriter", testRelayOneWriter},
+	{"RelayKilled", testRelayKilled},
+	{"RelayAcross", testRelayAcross},
+	{"RelayRestart", testRelayRestart},
+	{"RelayStoreDown", testRelayStoreDown},
 }
 
 // namespace returns a new namespace name, unique across processes.

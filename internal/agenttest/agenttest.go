@@ -1,0 +1,78 @@
+// Package agenttest serves a fake AG-UI agent for tests: every run streams
+// the events a script gives for its input, as SSE, and may wait before one
+// of them.
+package agenttest
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+)
+
+// Agent is a fake AG-UI agent on a loopback address (its URL).
+type Agent struct {
+	*httptest.Server
+	script func(input []byte) [][]byte
+
+	mu     sync.Mutex
+	inputs [][]byte
+	hold   chan struct{}
+	holdAt int
+}
+
+// New starts an Agent whose runs stream events, and stops it when tb ends.
+func New(tb testing.TB, events [][]byte) *Agent {
+	return NewScript(tb, func([]byte) [][]byte { return events })
+}
+
+// NewScript starts an Agent whose runs stream the events that script
+// returns for their input (the request body), and stops it when tb ends.
+func NewScript(tb testing.TB, script func(input []byte) [][]byte) *Agent {
+	a := &Agent{script: script}
+	a.Server = httptest.NewServer(http.HandlerFunc(a.serve))
+	tb.Cleanup(a.Close)
+	return a
+}
+
+func (a *Agent) serve(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	a.mu.Lock()
+	a.inputs = append(a.inputs, body)
+	hold, holdAt := a.hold, a.holdAt
+	a.mu.Unlock()
+	w.Header().Set("Content-Type", "text/event-stream")
+	rc := http.NewResponseController(w)
+	for i, ev := range a.script(body) {
+		if hold != nil && i == holdAt {
+			_ = rc.Flush()
+			select {
+			case <-hold:
+			case <-req.Context().Done():
+				return
+			}
+		}
+		fmt.Fprintf(w, "data: %s\n\n", ev)
+	}
+	_ = rc.Flush()
+}
+
+// Hold makes the runs that start after it wait before their event at
+// index i until release is called (once or more).
+func (a *Agent) Hold(i int) (release func()) {
+	ch := make(chan struct{})
+	a.mu.Lock()
+	a.hold, a.holdAt = ch, i
+	a.mu.Unlock()
+	var once sync.Once
+	return func() { once.Do(func() { close(ch) }) }
+}
+
+// Inputs returns the bodies of the run requests so far.
+func (a *Agent) Inputs() [][]byte {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([][]byte(nil), a.inputs...)
+}

@@ -1,0 +1,523 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aguistate/aguistate"
+	"github.com/aguistate/aguistate/internal/agenttest"
+	"github.com/aguistate/aguistate/relay"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The relay's scenarios on the store: relays that share it as replicas
+// do, one killed, one restarted, and a store that goes down.
+
+// script returns an agent's script: each run streams a RUN_STARTED, a
+// state, a text message in n pieces (named after the run, so that the runs
+// of a thread hold distinct messages), and a RUN_FINISHED.
+func script(n int) func(input []byte) [][]byte {
+	return func(input []byte) [][]byte {
+		var in struct{ ThreadID, RunID string }
+		_ = json.Unmarshal(input, &in)
+		ids := fmt.Sprintf(`"threadId":%q,"runId":%q`, in.ThreadID, in.RunID)
+		msg := fmt.Sprintf(`"messageId":"m-%s"`, in.RunID)
+		events := [][]byte{
+			[]byte(`{"type":"RUN_STARTED",` + ids + `}`),
+			[]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"step":0}}`),
+			[]byte(`{"type":"TEXT_MESSAGE_START",` + msg + `,"role":"assistant"}`),
+		}
+		for i := range n {
+			events = append(events, fmt.Appendf(nil, `{"type":"TEXT_MESSAGE_CONTENT",%s,"delta":"piece %d "}`, msg, i))
+			events = append(events, fmt.Appendf(nil, `{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/step","value":%d}]}`, i+1))
+		}
+		return append(events,
+			[]byte(`{"type":"TEXT_MESSAGE_END",`+msg+`}`),
+			[]byte(`{"type":"RUN_FINISHED",`+ids+`}`))
+	}
+}
+
+// applied returns a function that returns how many events c has applied
+// since the call.
+func applied(c *aguistate.Consumer) func() int {
+	var n atomic.Int64
+	c.Subscribe(func(ch aguistate.Change) {
+		if ch.Event.Type != "" {
+			n.Add(1)
+		}
+	})
+	return func() int { return int(n.Load()) }
+}
+
+// waitFor waits until cond holds, for at most 30 s.
+func waitFor(tb testing.TB, what string, cond func() bool) {
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			tb.Fatalf("waited 30 s for this in vain: %s", what)
+		}
+	}
+}
+
+// joined returns a channel closed at c's first change.
+func joined(c *aguistate.Consumer) <-chan struct{} {
+	ch := make(chan struct{})
+	var once sync.Once
+	c.Subscribe(func(aguistate.Change) { once.Do(func() { close(ch) }) })
+	return ch
+}
+
+// relayServer is a relay on a store, served on a loopback address.
+type relayServer struct {
+	*relay.Relay
+	srv *httptest.Server
+}
+
+// newRelayServer starts a relay in front of agent on store, with short
+// leases, a checkpoint every few events and a short log (with whole, a
+// log that keeps every event), and stops it when tb ends.
+func newRelayServer(tb testing.TB, agent string, store relay.Store, whole ...bool) *relayServer {
+	every, keep := 4, 8
+	if len(whole) > 0 && whole[0] {
+		every, keep = 1000, 1000
+	}
+	r := relay.New(agent, &relay.Options{Store: store, LeaseTTL: 500 * time.Millisecond, Retry: 10 * time.Millisecond,
+		CheckpointEvery: every, KeepEvents: keep})
+	s := &relayServer{Relay: r, srv: httptest.NewServer(r)}
+	tb.Cleanup(func() {
+		s.srv.CloseClientConnections()
+		_ = r.Close()
+		s.srv.Close()
+	})
+	return s
+}
+
+// client returns a Consumer that starts thread with a user message, and
+// the Agent that reaches the relay at base, reconnecting.
+func client(tb testing.TB, base, thread string) (*aguistate.Consumer, *aguistate.Agent) {
+	c := aguistate.New(nil)
+	require.NoError(tb, c.StartRun(aguistate.RunAgentInput{ThreadID: thread}))
+	require.NoError(tb, c.AddMessages(aguistate.UserMessage("hello").WithID("u1")))
+	return c, &aguistate.Agent{URL: base + "/agent", Reconnects: 10}
+}
+
+// logOf returns the events of thread's log in s, from position 1, which
+// must not be trimmed.
+func logOf(tb testing.TB, s relay.Store, thread string) []relay.Entry {
+	got, err := readAll(testContext(tb), s, thread, 0)
+	require.NoError(tb, err)
+	return got
+}
+
+// threadAt returns the thread as s holds it, from its checkpoint and log,
+// and its position.
+func threadAt(tb testing.TB, s relay.Store, thread string) (*aguistate.Consumer, int64) {
+	ctx := testContext(tb)
+	c := aguistate.New(nil)
+	pos, data, err := s.LoadCheckpoint(ctx, thread)
+	if !errors.Is(err, relay.ErrNoCheckpoint) {
+		require.NoError(tb, err)
+		c, err = aguistate.Restore(data, nil)
+		require.NoError(tb, err)
+	}
+	for e, err := range s.Read(ctx, thread, pos) {
+		require.NoError(tb, err)
+		require.NoError(tb, c.Apply(e.Event))
+		pos = e.Pos
+	}
+	return c, pos
+}
+
+// waitLog waits until thread's log in s reaches position n.
+func waitLog(tb testing.TB, s relay.Store, thread string, n int64) {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, pos := threadAt(tb, s, thread); pos >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("thread %q: the log does not reach position %d", thread, n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// runsOf returns the runIds that the RUN_STARTED events of a log record in
+// their input.
+func runsOf(tb testing.TB, log []relay.Entry) []string {
+	var runs []string
+	for _, e := range log {
+		var ev struct {
+			Type  string
+			Input struct{ RunID string }
+		}
+		require.NoError(tb, json.Unmarshal(e.Event, &ev))
+		if ev.Type == "RUN_STARTED" {
+			runs = append(runs, ev.Input.RunID)
+		}
+	}
+	return runs
+}
+
+// noLeases hides a store's leases, so that relays on it rely on the log's
+// compare-and-set alone.
+type noLeases struct{ relay.Store }
+
+// testRelayOneWriter has two relays start a run of one thread at once:
+// with leases the second is refused at once; without, both call the agent
+// and the log's compare-and-set refuses the second's first append. Either
+// way exactly one run is recorded, whole, and the loser's client gets 409.
+func testRelayOneWriter(t *testing.T, h Harness) {
+	for _, leases := range []bool{true, false} {
+		t.Run(fmt.Sprint("leases=", leases), func(t *testing.T) {
+			s, ns := open(t, h)
+			thread := "t"
+			agent := agenttest.NewScript(t, script(3))
+			release := agent.Hold(3)
+			var relays []*relayServer
+			for range 2 {
+				store := h.Open(t, ns, "")
+				if !leases {
+					store = noLeases{store}
+				}
+				relays = append(relays, newRelayServer(t, agent.URL, store, true))
+			}
+			type result struct {
+				run string
+				err error
+			}
+			results := make(chan result, 2)
+			for i, r := range relays {
+				go func() {
+					c, a := client(t, r.srv.URL, thread)
+					run := fmt.Sprint("run-", i)
+					_, err := c.RunAgent(testContext(t), a, &aguistate.RunOptions{RunID: run})
+					results <- result{run, err}
+				}()
+			}
+			first := <-results // the loser, refused before the agent goes on
+			var he *aguistate.HTTPError
+			require.ErrorAs(t, first.err, &he, "the loser's client is refused")
+			assert.Equal(t, http.StatusConflict, he.StatusCode)
+			release()
+			winner := <-results
+			require.NoError(t, winner.err)
+			log := logOf(t, s, thread)
+			assert.Equal(t, []string{winner.run}, runsOf(t, log), "one run is recorded, the winner's")
+			for i, e := range log {
+				assert.Equal(t, int64(i+1), e.Pos)
+			}
+			assert.Len(t, log, len(script(3)([]byte(`{}`))), "the winner's run is whole")
+		})
+	}
+}
+
+// crashable is a store that fails every call once crash is called, as the
+// store of a relay whose process was killed: what it had written stays.
+type crashable struct {
+	relay.Store
+	crashed atomic.Bool
+}
+
+var errCrashed = errors.New("aguistate: storetest: the relay is killed")
+
+func (s *crashable) crash() { s.crashed.Store(true) }
+
+func (s *crashable) err() error {
+	if s.crashed.Load() {
+		return errCrashed
+	}
+	return nil
+}
+
+func (s *crashable) Append(ctx context.Context, thread string, pos int64, events ...[]byte) error {
+	if err := s.err(); err != nil {
+		return err
+	}
+	return s.Store.Append(ctx, thread, pos, events...)
+}
+
+func (s *crashable) Read(ctx context.Context, thread string, after int64) iter.Seq2[relay.Entry, error] {
+	return s.seq(s.Store.Read(ctx, thread, after))
+}
+
+func (s *crashable) Follow(ctx context.Context, thread string, after int64) iter.Seq2[relay.Entry, error] {
+	return s.seq(s.Store.Follow(ctx, thread, after))
+}
+
+func (s *crashable) seq(seq iter.Seq2[relay.Entry, error]) iter.Seq2[relay.Entry, error] {
+	return func(yield func(relay.Entry, error) bool) {
+		for e, err := range seq {
+			if cerr := s.err(); cerr != nil {
+				yield(relay.Entry{}, cerr)
+				return
+			}
+			if !yield(e, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+func (s *crashable) SaveCheckpoint(ctx context.Context, thread string, pos int64, data []byte) error {
+	if err := s.err(); err != nil {
+		return err
+	}
+	return s.Store.SaveCheckpoint(ctx, thread, pos, data)
+}
+
+func (s *crashable) LoadCheckpoint(ctx context.Context, thread string) (int64, []byte, error) {
+	if err := s.err(); err != nil {
+		return 0, nil, err
+	}
+	return s.Store.LoadCheckpoint(ctx, thread)
+}
+
+func (s *crashable) Trim(ctx context.Context, thread string, before int64) error {
+	if err := s.err(); err != nil {
+		return err
+	}
+	return s.Store.Trim(ctx, thread, before)
+}
+
+func (s *crashable) Lease(ctx context.Context, thread, holder string, ttl time.Duration) error {
+	if err := s.err(); err != nil {
+		return err
+	}
+	return s.Store.(relay.Leaser).Lease(ctx, thread, holder, ttl)
+}
+
+func (s *crashable) Release(ctx context.Context, thread, holder string) error {
+	if err := s.err(); err != nil {
+		return err
+	}
+	return s.Store.(relay.Leaser).Release(ctx, thread, holder)
+}
+
+// balancer is a reverse proxy in front of one relay at a time, as a load
+// balancer in front of replicas.
+type balancer struct {
+	*httptest.Server
+	to atomic.Pointer[url.URL]
+}
+
+func newBalancer(tb testing.TB, to string) *balancer {
+	b := &balancer{}
+	b.switchTo(tb, to)
+	proxy := &httputil.ReverseProxy{
+		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(b.to.Load()) },
+		FlushInterval: -1,
+		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+		},
+	}
+	b.Server = httptest.NewServer(proxy)
+	tb.Cleanup(b.Close)
+	return b
+}
+
+func (b *balancer) switchTo(tb testing.TB, to string) {
+	u, err := url.Parse(to)
+	require.NoError(tb, err)
+	b.to.Store(u)
+}
+
+// testRelayKilled kills a relay in the middle of a run, with a client
+// running it and a viewer following it there: both reconnect, through the
+// balancer, to another relay, which serves them from the checkpoint and the
+// log and, once the dead relay's lease has expired, ends the run with a
+// RUN_ERROR of code CodeRunLost. Nothing is lost or doubled.
+func testRelayKilled(t *testing.T, h Harness) {
+	s, ns := open(t, h)
+	leaser(t, s)
+	thread := "t"
+	agent := agenttest.NewScript(t, script(6))
+	release := agent.Hold(9)
+	defer release()
+	dying := &crashable{Store: h.Open(t, ns, "")}
+	a, b := newRelayServer(t, agent.URL, dying), newRelayServer(t, agent.URL, h.Open(t, ns, ""))
+	lb := newBalancer(t, a.srv.URL)
+
+	c, ag := client(t, lb.URL, thread)
+	got := applied(c)
+	ran := make(chan error, 1)
+	go func() {
+		_, err := c.RunAgent(testContext(t), ag, nil)
+		ran <- err
+	}()
+	waitFor(t, "the client applies the run's first events", func() bool { return got() >= 9 })
+	viewer := aguistate.New(nil)
+	seen := joined(viewer)
+	followed := make(chan error, 1)
+	go func() {
+		_, err := viewer.Follow(testContext(t), &aguistate.Agent{Reconnects: 10}, lb.URL+"/threads/"+thread+"/events")
+		followed <- err
+	}()
+	<-seen // the viewer joined on a
+
+	dying.crash()
+	lb.switchTo(t, b.srv.URL)
+	a.srv.CloseClientConnections()
+
+	for name, err := range map[string]error{"the client": <-ran, "the viewer": <-followed} {
+		var re *aguistate.RunError
+		if assert.ErrorAs(t, err, &re, "%s learns that the run is lost", name) {
+			assert.Equal(t, relay.CodeRunLost, re.Code, name)
+		}
+	}
+	want, _ := threadAt(t, s, thread)
+	assert.False(t, want.Running(), "the other relay ended the run")
+	assert.Equal(t, threadOf(t, want), threadOf(t, viewer), "the viewer holds the thread")
+	assert.Equal(t, threadOf(t, want), threadOf(t, c), "the client holds the thread")
+}
+
+// threadOf returns a Consumer's state and messages as JSON.
+func threadOf(tb testing.TB, c *aguistate.Consumer) string {
+	b, err := json.Marshal(map[string]any{"state": c.State(), "messages": c.Messages()})
+	require.NoError(tb, err)
+	return string(b)
+}
+
+// testRelayAcross has a viewer follow, on one relay, a run that another
+// relay runs: it gets every event, through the store.
+func testRelayAcross(t *testing.T, h Harness) {
+	_, ns := open(t, h)
+	thread := "t"
+	agent := agenttest.NewScript(t, script(20))
+	release := agent.Hold(12)
+	defer release()
+	a, b := newRelayServer(t, agent.URL, h.Open(t, ns, "")), newRelayServer(t, agent.URL, h.Open(t, ns, ""))
+	c, ag := client(t, a.srv.URL, thread)
+	ran := make(chan error, 1)
+	go func() {
+		_, err := c.RunAgent(testContext(t), ag, nil)
+		ran <- err
+	}()
+	waitLog(t, h.Open(t, ns, ""), thread, 12)
+	viewer := aguistate.New(nil)
+	seen := joined(viewer)
+	followed := make(chan error, 1)
+	go func() {
+		// A viewer that falls behind the log's tail reconnects, and gets a prelude.
+		_, err := viewer.Follow(testContext(t), &aguistate.Agent{Reconnects: 5}, b.srv.URL+"/threads/"+thread+"/events")
+		followed <- err
+	}()
+	<-seen // the viewer joined on b
+	release()
+	require.NoError(t, <-ran)
+	require.NoError(t, <-followed)
+	assert.Equal(t, threadOf(t, c), threadOf(t, viewer))
+}
+
+// testRelayRestart runs threads through a relay, closes it, and starts
+// another on the store, as a restarted process: it serves the threads,
+// replays their logs and goes on with them.
+func testRelayRestart(t *testing.T, h Harness) {
+	_, ns := open(t, h)
+	agent := agenttest.NewScript(t, script(5))
+	first := newRelayServer(t, agent.URL, h.Open(t, ns, ""))
+	want, ag := client(t, first.srv.URL, "t")
+	for range 3 { // a thread of three runs
+		_, err := want.RunAgent(testContext(t), ag, nil)
+		require.NoError(t, err)
+	}
+	first.srv.CloseClientConnections()
+	require.NoError(t, first.Close())
+
+	again := newRelayServer(t, agent.URL, h.Open(t, ns, ""))
+	resp, err := http.Get(again.srv.URL + "/threads/t")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var got struct{ State, Messages json.RawMessage }
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&got))
+	var w struct{ State, Messages json.RawMessage }
+	require.NoError(t, json.Unmarshal([]byte(threadOf(t, want)), &w))
+	assert.JSONEq(t, string(w.State), string(got.State), "the thread reloaded")
+	assert.JSONEq(t, string(w.Messages), string(got.Messages))
+
+	viewer := aguistate.New(nil)
+	res, err := viewer.Follow(testContext(t), &aguistate.Agent{}, again.srv.URL+"/threads/t/events")
+	require.NoError(t, err)
+	assert.Equal(t, "success", res.Outcome, "a prelude of the finished run")
+	assert.Equal(t, threadOf(t, want), threadOf(t, viewer))
+	_, err = want.RunAgent(testContext(t), &aguistate.Agent{URL: again.srv.URL + "/agent"}, nil)
+	require.NoError(t, err, "the thread goes on")
+	res, err = viewer.Follow(testContext(t), &aguistate.Agent{}, again.srv.URL+"/threads/t/events")
+	require.NoError(t, err)
+	assert.Equal(t, "success", res.Outcome, "the viewer follows on after its last event")
+	assert.Equal(t, threadOf(t, want), threadOf(t, viewer))
+}
+
+// testRelayStoreDown serves a relay whose store's server is down: requests
+// fail with a clear error (503, "aguistate: ..."), nothing of the thread is
+// recorded, and once the server is back a run that was under way goes on
+// whole.
+func testRelayStoreDown(t *testing.T, h Harness) {
+	if h.Addr == "" {
+		t.Skip("the store has no server to lose")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	dead := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	ns := namespace(t)
+	agent := agenttest.NewScript(t, script(5))
+	down := newRelayServer(t, agent.URL, h.Open(t, ns, dead))
+	c, ag := client(t, down.srv.URL, "t")
+	_, err = c.RunAgent(testContext(t), ag, nil)
+	var he *aguistate.HTTPError
+	require.ErrorAs(t, err, &he)
+	assert.Equal(t, http.StatusServiceUnavailable, he.StatusCode)
+	assert.True(t, strings.HasPrefix(he.Body, "aguistate: "), "a clear error: %q", he.Body)
+	assert.Empty(t, agent.Inputs(), "the agent was not called")
+	for _, path := range []string{"/threads/t", "/threads/t/events"} {
+		resp, err := http.Get(down.srv.URL + path)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, path)
+	}
+	_, pos := threadAt(t, h.Open(t, ns, ""), "t")
+	assert.Zero(t, pos, "no partial thread")
+
+	// A store that goes down in the middle of a run and comes back.
+	p := newProxy(t, h.Addr)
+	agent = agenttest.NewScript(t, script(8))
+	release := agent.Hold(6)
+	r := newRelayServer(t, agent.URL, h.Open(t, ns, p.addr), true)
+	c, ag = client(t, r.srv.URL, "u")
+	ran := make(chan error, 1)
+	go func() {
+		_, err := c.RunAgent(testContext(t), ag, nil)
+		ran <- err
+	}()
+	direct := h.Open(t, ns, "")
+	waitLog(t, direct, "u", 6)
+	p.cut()
+	release()
+	time.Sleep(300 * time.Millisecond) // the relay's appends fail meanwhile
+	p.restore(t)
+	require.NoError(t, <-ran, "the run goes on once the store is back")
+	log := logOf(t, direct, "u")
+	for i, e := range log {
+		assert.Equal(t, int64(i+1), e.Pos)
+	}
+	want := aguistate.New(nil)
+	for _, e := range log {
+		require.NoError(t, want.Apply(e.Event))
+	}
+	assert.False(t, want.Running(), "the run ended")
+	assert.Equal(t, threadOf(t, want), threadOf(t, c), "nothing lost or doubled")
+}
