@@ -1,0 +1,175 @@
+// Command relay serves AG-UI threads in front of any AG-UI agent: it runs
+// each run against the agent, records the thread's events and checkpoints
+// in a store, and streams them to any number of viewers, who may join at
+// any event boundary and reconnect without losing or doubling an event
+// (package github.com/aguistate/aguistate/relay).
+//
+// Usage:
+//
+//	go run ./examples/relay -agent URL [-listen 127.0.0.1:8080] [-store memory|redis://HOST:PORT|postgres://...] [-H 'Name: value']...
+//
+// -agent is the agent's run endpoint. -listen is the address to serve on.
+// -store keeps the threads: "memory" (the default) in this process, a
+// redis:// URL in Redis (go-redis ParseURL), a postgres:// URL in
+// PostgreSQL (pgx, which creates its tables when they do not exist).
+// Relays that share a Redis or PostgreSQL store serve the same threads:
+// a viewer may join on any of them. -H sets one header on every request to
+// the agent; it may repeat.
+//
+// Routes: POST /agent takes a RunAgentInput as the agent does, and streams
+// the run's events back, each with its position in the thread as its SSE
+// id; GET /threads/{threadId}/events joins a thread (optional
+// Last-Event-ID) and follows it until its run ends; GET /threads/{threadId}
+// returns {"state": ..., "messages": [...]}.
+//
+// Standard error gets one line when the relay listens, and the relay's
+// warnings. SIGINT or SIGTERM stops it: runs in progress end with a
+// RUN_ERROR (code AGUISTATE_RELAY_STOPPED). The exit status is 0 after a
+// signal, 1 when the store does not answer or the address cannot be
+// listened on, and 2 for bad usage.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/aguistate/aguistate/examples/internal/cli"
+	"github.com/aguistate/aguistate/relay"
+	"github.com/aguistate/aguistate/relay/pgstore"
+	"github.com/aguistate/aguistate/relay/redisstore"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stderr, nil))
+}
+
+// run runs the relay until ctx ends. listening, when not nil, gets the
+// address it listens on.
+func run(ctx context.Context, args []string, stderr io.Writer, listening chan<- string) int {
+	flags := flag.NewFlagSet("relay", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	agent := flags.String("agent", "", "the agent's run `URL` (required)")
+	listen := flags.String("listen", "127.0.0.1:8080", "the `address` to serve on")
+	storeURL := flags.String("store", "memory", "where threads are kept: memory, redis://HOST:PORT or postgres://...")
+	header := cli.Header{}
+	flags.Var(header, "H", "a `header` 'Name: value' for every request to the agent; may repeat")
+	flags.Usage = func() {
+		fmt.Fprintln(stderr, "usage: relay -agent URL [-listen 127.0.0.1:8080] [-store memory|redis://HOST:PORT|postgres://...] [-H 'Name: value']...")
+		flags.PrintDefaults()
+	}
+	if err := flags.Parse(args); err == flag.ErrHelp {
+		return 0
+	} else if err != nil {
+		return 2
+	}
+	if *agent == "" || flags.NArg() > 0 {
+		flags.Usage()
+		return 2
+	}
+
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	store, closeStore, err := openStore(ctx, *storeURL, logger)
+	if errors.Is(err, errUsage) {
+		fmt.Fprintln(stderr, "error:", err)
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "error:", err)
+		return 1
+	}
+	defer closeStore()
+
+	r := relay.New(*agent, &relay.Options{Store: store, Header: http.Header(header), Logger: logger})
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		fmt.Fprintln(stderr, "error:", err)
+		return 1
+	}
+	srv := &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	fmt.Fprintf(stderr, "relay: http://%s in front of %s, threads in %s\n", ln.Addr(), *agent, storeName(*storeURL))
+	if listening != nil {
+		listening <- ln.Addr().String()
+	}
+
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		fmt.Fprintln(stderr, "error:", err)
+		return 1
+	}
+	_ = r.Close() // ends the runs, and with them their streams
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(shutdown)
+	return 0
+}
+
+// errUsage reports a -store value that names no store.
+var errUsage = errors.New("-store is memory, redis://HOST:PORT or postgres://...")
+
+// openStore returns the store that url names, checked to answer, and a
+// function that closes it.
+func openStore(ctx context.Context, url string, logger *slog.Logger) (relay.Store, func(), error) {
+	ping, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	switch {
+	case url == "memory":
+		return relay.NewMemory(), func() {}, nil
+	case strings.HasPrefix(url, "redis://"), strings.HasPrefix(url, "rediss://"):
+		opt, err := redis.ParseURL(url)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
+		}
+		rdb := redis.NewClient(opt)
+		if err := rdb.Ping(ping).Err(); err != nil {
+			rdb.Close()
+			return nil, nil, fmt.Errorf("aguistate: the store does not answer at %s: %w", opt.Addr, err)
+		}
+		return redisstore.New(rdb, nil), func() { rdb.Close() }, nil
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		pool, err := pgxpool.New(ctx, url)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
+		}
+		if err := pgstore.Setup(ping, pool, nil); err != nil {
+			pool.Close()
+			return nil, nil, fmt.Errorf("aguistate: the store does not answer: %w", err)
+		}
+		s, err := pgstore.New(pool, &pgstore.Options{Logger: logger})
+		if err != nil {
+			pool.Close()
+			return nil, nil, err
+		}
+		return s, func() { s.Close(); pool.Close() }, nil
+	}
+	return nil, nil, errUsage
+}
+
+// storeName returns url without its password, for a log line.
+func storeName(url string) string {
+	if scheme, rest, ok := strings.Cut(url, "://"); ok {
+		if at := strings.LastIndex(rest, "@"); at >= 0 {
+			if user, _, ok := strings.Cut(rest[:at], ":"); ok {
+				return scheme + "://" + user + ":***@" + rest[at+1:]
+			}
+		}
+	}
+	return url
+}
