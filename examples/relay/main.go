@@ -122,7 +122,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, listening chan<- 
 }
 
 // errUsage reports a -store value that names no store.
-var errUsage = errors.New("-store is memory, redis://HOST:PORT or postgres://...")
+var errUsage = errors.New("-store is memory, a redis:// URL or a postgres:// URL")
 
 // openStore returns the store that url names, checked to answer, and a
 // function that closes it.
