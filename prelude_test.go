@@ -420,3 +420,73 @@ func withIDs(t testing.TB, messages json.RawMessage) json.RawMessage {
 	require.NoError(t, err)
 	return out
 }
+
+// largeThread returns the events of a thread with a state of about 1 MB
+// (1,000 items of about 1 KB) and 1,000 messages, whose run is in progress
+// with a text message open.
+func largeThread() [][]byte {
+	var state, messages strings.Builder
+	state.WriteString(`{"items":[`)
+	for i := range 1000 {
+		if i > 0 {
+			state.WriteByte(',')
+		}
+		fmt.Fprintf(&state, `{"id":%d,"title":"item %d","done":false,"notes":%q}`, i, i, strings.Repeat("note ", 190))
+	}
+	state.WriteString(`]}`)
+	messages.WriteByte('[')
+	for i := range 1000 {
+		if i > 0 {
+			messages.WriteByte(',')
+		}
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		fmt.Fprintf(&messages, `{"id":"m%d","role":%q,"content":%q}`, i, role, strings.Repeat("word ", 30))
+	}
+	messages.WriteByte(']')
+	return [][]byte{
+		[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`),
+		[]byte(`{"type":"STATE_SNAPSHOT","snapshot":` + state.String() + `}`),
+		[]byte(`{"type":"MESSAGES_SNAPSHOT","messages":` + messages.String() + `}`),
+		[]byte(`{"type":"TEXT_MESSAGE_START","messageId":"open","role":"assistant"}`),
+		[]byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"open","delta":"so far"}`),
+	}
+}
+
+// BenchmarkPrelude measures the prelude of a thread with a 1 MB state and
+// 1,000 messages: building it (its size in bytes is its length), and a
+// new viewer applying it.
+func BenchmarkPrelude(b *testing.B) {
+	c := New(nil)
+	for _, ev := range largeThread() {
+		if err := c.Apply(ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+	prelude := c.Prelude()
+	size := 0
+	for _, ev := range prelude {
+		size += len(ev)
+	}
+	b.Run("Build", func(b *testing.B) {
+		b.SetBytes(int64(size))
+		b.ReportAllocs()
+		for b.Loop() {
+			c.Prelude()
+		}
+	})
+	b.Run("Apply", func(b *testing.B) {
+		b.SetBytes(int64(size))
+		b.ReportAllocs()
+		for b.Loop() {
+			v := New(nil)
+			for _, ev := range prelude {
+				if err := v.Apply(ev); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}

@@ -26,3 +26,5 @@ func memoryHarness() storetest.Harness {
 func TestMemory(t *testing.T) { storetest.Run(t, memoryHarness()) }
 
 func BenchmarkMemory(b *testing.B) { storetest.Bench(b, memoryHarness()) }
+
+func BenchmarkRelay(b *testing.B) { storetest.BenchRelay(b, memoryHarness()) }

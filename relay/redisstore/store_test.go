@@ -55,3 +55,5 @@ func open(tb testing.TB, ns, addr string) relay.Store {
 func TestStore(t *testing.T) { storetest.Run(t, harness(t)) }
 
 func BenchmarkStore(b *testing.B) { storetest.Bench(b, harness(b)) }
+
+func BenchmarkRelay(b *testing.B) { storetest.BenchRelay(b, harness(b)) }
