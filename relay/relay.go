@@ -91,14 +91,17 @@ type Relay struct {
 	agent  string
 	o      Options
 	holder string // this relay's name in leases
-	ctx    context.Context
+	ctx    context.Context // ends viewers' streams and watchers
 	cancel context.CancelFunc
+	runCtx context.Context // ends runs, first
+	stop   context.CancelFunc
 	mux    *http.ServeMux
 
 	mu      sync.Mutex
 	threads map[string]*thread // in use by a request or a run
 	closed  bool
-	runs    sync.WaitGroup
+	runs    sync.WaitGroup // runs in progress
+	posts   sync.WaitGroup // the streams of runs to the clients that POSTed them
 }
 
 // New returns a Relay in front of the AG-UI agent at agentURL (its run
@@ -133,6 +136,7 @@ func New(agentURL string, opts *Options) *Relay {
 	_, _ = rand.Read(id[:])
 	r.holder = "relay-" + hex.EncodeToString(id[:])
 	r.ctx, r.cancel = context.WithCancel(context.Background())
+	r.runCtx, r.stop = context.WithCancel(r.ctx)
 	r.mux = http.NewServeMux()
 	r.mux.HandleFunc("POST /agent", r.postAgent)
 	r.mux.HandleFunc("GET /threads/{threadId}/events", r.getEvents)
@@ -144,14 +148,24 @@ func New(agentURL string, opts *Options) *Relay {
 func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) { r.mux.ServeHTTP(w, req) }
 
 // Close ends the runs in progress, each with a RUN_ERROR whose code is
-// [CodeRelayStopped], and the viewers' streams, and waits for the runs. A
-// closed Relay answers 503. It returns nil.
+// [CodeRelayStopped], which their clients get (for at most 5 s), then the
+// other viewers' streams. A closed Relay answers 503. It returns nil.
 func (r *Relay) Close() error {
 	r.mu.Lock()
 	r.closed = true
 	r.mu.Unlock()
-	r.cancel()
+	r.stop()
 	r.runs.Wait()
+	sent := make(chan struct{})
+	go func() {
+		r.posts.Wait()
+		close(sent)
+	}()
+	select {
+	case <-sent:
+	case <-time.After(5 * time.Second):
+	}
+	r.cancel()
 	return nil
 }
 

@@ -103,6 +103,7 @@ func (r *Relay) postAgent(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, err.Error(), status)
 		return
 	}
+	defer r.posts.Done()
 	if err := <-ru.started; err != nil {
 		t.mu.Lock()
 		t.unsubscribe(j.sub)
@@ -147,13 +148,20 @@ func (r *Relay) startRun(ctx context.Context, t *thread, body []byte, in aguista
 			return nil, http.StatusServiceUnavailable, err
 		}
 	}
-	ru := &run{t: t, body: body, in: in, state: state, started: make(chan error, 1), done: make(chan struct{}), lastPos: t.pos}
-	ru.ctx, ru.cancel = context.WithCancelCause(r.ctx)
-	t.running = ru
 	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		if leases {
+			_ = l.Release(ctx, t.id, r.holder)
+		}
+		return nil, http.StatusServiceUnavailable, errClosed
+	}
+	ru := &run{t: t, body: body, in: in, state: state, started: make(chan error, 1), done: make(chan struct{}), lastPos: t.pos}
+	ru.ctx, ru.cancel = context.WithCancelCause(r.runCtx)
+	t.running = ru
 	t.refs++ // released when the run ends
-	r.mu.Unlock()
 	r.runs.Add(1)
+	r.posts.Add(1) // done when the POST's stream ends
 	go r.runRun(ru) // its first append waits for t.mu, which the caller holds
 	return ru, 0, nil
 }
@@ -413,7 +421,7 @@ func (r *Relay) finish(ru *run, cause error) {
 		return
 	}
 	code, msg := CodeAgentFailed, "aguistate: "+cause.Error()
-	if errors.Is(cause, context.Canceled) && r.ctx.Err() != nil {
+	if errors.Is(cause, context.Canceled) && r.runCtx.Err() != nil {
 		code, msg = CodeRelayStopped, "aguistate: the relay stopped before the run ended"
 	}
 	t := ru.t
