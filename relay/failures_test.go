@@ -53,10 +53,10 @@ func TestRelayAgentFailures(t *testing.T) {
 			body: "data: " + start + "\n\ndata: {\"type\":\"STATE_SNAPSHOT\",\"snapshot\":{}}\n\n", wantCode: relay.CodeAgentFailed,
 			wantLog: []string{"RUN_STARTED", "STATE_SNAPSHOT", "RUN_ERROR"}},
 		{name: "fatal", reason: "an event that is not one is not recorded", status: 200, contentType: "text/event-stream",
-			body: "data: " + start + "\n\ndata: {\"type\":\"STATE_DELTA\",\"delta\":{}}\n\ndata: {\"type\":\"STATE_SNAPSHOT\",\"snapshot\":{}}\n\n",
+			body:     "data: " + start + "\n\ndata: {\"type\":\"STATE_DELTA\",\"delta\":{}}\n\ndata: {\"type\":\"STATE_SNAPSHOT\",\"snapshot\":{}}\n\n",
 			wantCode: relay.CodeAgentFailed, wantLog: []string{"RUN_STARTED", "RUN_ERROR"}},
 		{name: "no RUN_STARTED", reason: "the relay starts the run the agent did not", status: 200, contentType: "application/x-ndjson",
-			body: "{\"type\":\"STATE_SNAPSHOT\",\"snapshot\":{\"a\":1}}\n{\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n",
+			body:    "{\"type\":\"STATE_SNAPSHOT\",\"snapshot\":{\"a\":1}}\n{\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n",
 			wantLog: []string{"RUN_STARTED", "STATE_SNAPSHOT", "RUN_FINISHED"}},
 	}
 	for _, tt := range tests {

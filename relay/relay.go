@@ -90,7 +90,7 @@ type Options struct {
 type Relay struct {
 	agent  string
 	o      Options
-	holder string // this relay's name in leases
+	holder string          // this relay's name in leases
 	ctx    context.Context // ends viewers' streams and watchers
 	cancel context.CancelFunc
 	runCtx context.Context // ends runs, first

@@ -161,7 +161,7 @@ func (r *Relay) startRun(ctx context.Context, t *thread, body []byte, in aguista
 	t.running = ru
 	t.refs++ // released when the run ends
 	r.runs.Add(1)
-	r.posts.Add(1) // done when the POST's stream ends
+	r.posts.Add(1)  // done when the POST's stream ends
 	go r.runRun(ru) // its first append waits for t.mu, which the caller holds
 	return ru, 0, nil
 }
