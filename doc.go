@@ -10,9 +10,12 @@
 // [Consumer.Subscribe] to follow the thread, and [Message] methods to read
 // messages typed. Use [Value.Decode] to validate state before acting on it,
 // [Consumer.Resume] to answer interrupts, and [Consumer.Checkpoint] and
-// [Restore] to keep a thread across restarts. The examples show each. The
-// README explains the rules, and where they differ from the reference
-// client.
+// [Restore] to keep a thread across restarts. Use [Consumer.Prelude] to
+// bring a viewer who joins mid-thread to where the Consumer stands, and
+// [Consumer.Follow] and [Agent].Reconnects to follow a relay's thread
+// (package github.com/aguistate/aguistate/relay) across dropped
+// connections. The examples show each. The README explains the rules, and
+// where they differ from the reference client.
 //
 // # Errors
 //

@@ -1,25 +1,38 @@
 // Package relay keeps AG-UI threads durable for application servers that
-// relay an agent's events to viewers: a log of each thread's events and its
-// latest checkpoint, behind the small [Store] interface.
+// relay an agent's events to viewers: a [Relay] in front of any agent, and
+// the log of each thread's events and its latest checkpoint behind the
+// small [Store] interface.
+//
+// Use [New] for a Relay, an http.Handler: clients POST runs to it as to the
+// agent, and viewers join a thread at any event boundary and reconnect
+// with Last-Event-ID, as the README describes. Several relays on one store
+// serve the same threads.
 //
 // Positions count a thread's events from 1, as the Consumer's event count
 // does, so the checkpoint of a Consumer that has applied k events sits at
 // position k and the log continues at k+1. [Store.Append] is a
 // compare-and-set on the position: two replicas writing one thread can
-// never interleave their events.
+// never interleave their events. A store that is also a [Leaser] keeps, per
+// thread, the lease of the relay that runs the thread's run, so that
+// another relay ends a run whose relay stopped.
 //
 // Use [NewMemory] for a store in this process's memory (the default). The
 // modules github.com/aguistate/aguistate/relay/redisstore and
 // github.com/aguistate/aguistate/relay/pgstore keep threads in Redis and
 // PostgreSQL, for several replicas and across restarts. The package
 // github.com/aguistate/aguistate/relay/storetest holds the tests every
-// implementation passes.
+// implementation passes, and the relay's scenarios on it.
 //
 // # Errors
 //
 // A [*ConflictError] (wrapping [ErrConflict]) reports a position that is
 // not the log's next one; a [*RangeError] (wrapping [ErrOutOfRange]) a read
 // from a position the log no longer holds, after which a viewer needs the
-// checkpoint; [ErrNoCheckpoint] a thread without one. Other errors, such as
-// a store that does not answer, are the store's own: retry later.
+// checkpoint; [ErrNoCheckpoint] a thread without one; [ErrLeased] a lease
+// another relay holds. Other errors, such as a store that does not answer,
+// are the store's own: retry later. A Relay answers such a failure with
+// 503, an agent that fails before a run's first event with 502, and a
+// second run of a thread that runs with 409; a run that fails later ends
+// with a RUN_ERROR whose code ([CodeAgentFailed], [CodeRunLost],
+// [CodeRelayStopped]) says why.
 package relay

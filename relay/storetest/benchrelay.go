@@ -122,7 +122,7 @@ func benchJoin(b *testing.B, h Harness) {
 				}
 				resp, err := http.DefaultClient.Do(req)
 				require.NoError(b, err)
-				br := bufio.NewReaderSize(resp.Body, 1<<20)
+				br := bufio.NewReaderSize(resp.Body, 64<<10)
 				readEvent(b, br)
 				first += time.Since(start)
 				if tt.lastID == "" {
