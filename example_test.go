@@ -428,3 +428,36 @@ func ExampleValue_Equal() {
 	fmt.Println(a.Equal(b), a.String() == b.String())
 	// Output: true false
 }
+
+// A viewer who joins mid-message gets the thread as a prelude, then the
+// events that follow, and ends where the thread ends.
+func ExampleConsumer_Prelude() {
+	thread := aguistate.New(nil)
+	for _, ev := range []string{
+		`{"type":"RUN_STARTED","threadId":"t1","runId":"r1"}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hel"}`,
+	} {
+		_ = thread.Apply([]byte(ev))
+	}
+	viewer := aguistate.New(nil)
+	for _, ev := range thread.Prelude() {
+		fmt.Println(string(ev))
+		_ = viewer.Apply(ev)
+	}
+	for _, ev := range []string{
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"lo"}`,
+		`{"type":"TEXT_MESSAGE_END","messageId":"m1"}`,
+	} {
+		_ = thread.Apply([]byte(ev))
+		_ = viewer.Apply([]byte(ev))
+	}
+	fmt.Println(viewer.Messages()[0].Text(), thread.Messages()[0].Text())
+	// Output:
+	// {"type":"RUN_STARTED","threadId":"t1","runId":"r1"}
+	// {"type":"STATE_SNAPSHOT","snapshot":{}}
+	// {"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m1","role":"assistant","content":""}]}
+	// {"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}
+	// {"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hel"}
+	// Hello Hello
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 
 	"github.com/aguistate/aguistate"
 	"github.com/aguistate/aguistate/relay"
@@ -79,4 +81,37 @@ func catchUp(ctx context.Context, store relay.Store, c *aguistate.Consumer, afte
 		}
 	}
 	return nil
+}
+
+// A relay in front of an agent: a client runs the thread through it, and a
+// viewer who joins afterwards gets the thread by prelude.
+func ExampleNew() {
+	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, ev := range []string{
+			`{"type":"RUN_STARTED","threadId":"t1","runId":"r1"}`,
+			`{"type":"STATE_SNAPSHOT","snapshot":{"city":"Rome"}}`,
+			`{"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}`,
+		} {
+			fmt.Fprintf(w, "data: %s\n\n", ev)
+		}
+	}))
+	defer agent.Close()
+	r := relay.New(agent.URL, nil) // threads in memory
+	defer r.Close()
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+
+	client := aguistate.New(nil)
+	_ = client.StartRun(aguistate.RunAgentInput{ThreadID: "t1"})
+	res, err := client.RunAgent(context.Background(), &aguistate.Agent{URL: srv.URL + "/agent", Reconnects: 3},
+		&aguistate.RunOptions{RunID: "r1"})
+	fmt.Println(res.Outcome, err)
+
+	viewer := aguistate.New(nil)
+	res, err = viewer.Follow(context.Background(), &aguistate.Agent{}, srv.URL+"/threads/t1/events")
+	fmt.Println(res.Outcome, err, viewer.State())
+	// Output:
+	// success <nil>
+	// success <nil> {"city":"Rome"}
 }
