@@ -159,7 +159,7 @@ func testCut(t *testing.T, h Harness) {
 	}
 
 	<-cut
-	p.restore(t)
+	p.restore()
 	next := int64(len(got)) + 1
 	deadline := time.Now().Add(30 * time.Second)
 	for {

@@ -10,56 +10,69 @@ import (
 )
 
 // proxy forwards TCP connections from a loopback address to a server, and
-// can cut them all at once, as a server that goes down would.
+// can cut them all at once, as a server that goes down would. It keeps
+// its port while cut, closing the connections it accepts, so that no
+// other socket takes the port before it is restored.
 type proxy struct {
 	to   string
 	addr string
+	ln   net.Listener
 
-	mu    sync.Mutex
-	ln    net.Listener
-	conns map[net.Conn]bool
-	wg    sync.WaitGroup
+	mu     sync.Mutex
+	down   bool
+	conns  map[net.Conn]bool
+	copies sync.WaitGroup
 }
 
-// newProxy starts a proxy to the server at to, on a new loopback port.
+// newProxy starts a proxy to the server at to, on a new loopback port, and
+// stops it when tb ends.
 func newProxy(tb testing.TB, to string) *proxy {
-	p := &proxy{to: to, conns: make(map[net.Conn]bool)}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(tb, err)
-	p.addr = ln.Addr().String()
-	p.serve(ln)
-	tb.Cleanup(p.cut)
+	p := &proxy{to: to, addr: ln.Addr().String(), ln: ln, conns: make(map[net.Conn]bool)}
+	var accepting sync.WaitGroup
+	accepting.Go(p.serve)
+	tb.Cleanup(func() {
+		ln.Close()
+		accepting.Wait()
+		p.cut()
+	})
 	return p
 }
 
-// serve accepts connections on ln until it is closed.
-func (p *proxy) serve(ln net.Listener) {
-	p.mu.Lock()
-	p.ln = ln
-	p.mu.Unlock()
-	p.wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", p.to)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			if !p.track(c, s) {
-				return
-			}
-			for _, pair := range [][2]net.Conn{{c, s}, {s, c}} {
-				p.wg.Go(func() {
-					_, _ = io.Copy(pair[0], pair[1])
-					pair[0].Close()
-					pair[1].Close()
-				})
-			}
+// serve accepts connections until the listener is closed.
+func (p *proxy) serve() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
 		}
-	})
+		if p.isDown() {
+			c.Close()
+			continue
+		}
+		s, err := net.Dial("tcp", p.to)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		if !p.track(c, s) {
+			continue
+		}
+		for _, pair := range [][2]net.Conn{{c, s}, {s, c}} {
+			p.copies.Go(func() {
+				_, _ = io.Copy(pair[0], pair[1])
+				pair[0].Close()
+				pair[1].Close()
+			})
+		}
+	}
+}
+
+func (p *proxy) isDown() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.down
 }
 
 // track records the two ends of a connection, or closes them and returns
@@ -67,7 +80,7 @@ func (p *proxy) serve(ln net.Listener) {
 func (p *proxy) track(c, s net.Conn) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.ln == nil {
+	if p.down {
 		c.Close()
 		s.Close()
 		return false
@@ -76,25 +89,22 @@ func (p *proxy) track(c, s net.Conn) bool {
 	return true
 }
 
-// cut closes the listener and every connection, and waits for the copies
-// to end: new connections are refused, open ones fail.
+// cut closes every connection, and waits for the copies to end: new
+// connections are closed at once, open ones fail.
 func (p *proxy) cut() {
 	p.mu.Lock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
+	p.down = true
 	for c := range p.conns {
 		c.Close()
 	}
 	clear(p.conns)
 	p.mu.Unlock()
-	p.wg.Wait()
+	p.copies.Wait()
 }
 
-// restore listens again on the proxy's address after a cut.
-func (p *proxy) restore(tb testing.TB) {
-	ln, err := net.Listen("tcp", p.addr)
-	require.NoError(tb, err, "listen again on %s", p.addr)
-	p.serve(ln)
+// restore forwards new connections again after a cut.
+func (p *proxy) restore() {
+	p.mu.Lock()
+	p.down = false
+	p.mu.Unlock()
 }

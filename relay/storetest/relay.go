@@ -508,7 +508,7 @@ func testRelayStoreDown(t *testing.T, h Harness) {
 	p.cut()
 	release()
 	time.Sleep(300 * time.Millisecond) // the relay's appends fail meanwhile
-	p.restore(t)
+	p.restore()
 	require.NoError(t, <-ran, "the run goes on once the store is back")
 	log := logOf(t, direct, "u")
 	for i, e := range log {
