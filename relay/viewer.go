@@ -253,7 +253,9 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 }
 
 // sseWriter writes an SSE response: its headers and the reconnection time
-// before the first event, then events and comments.
+// before the first event, then events and comments. Only an event ends
+// with a blank line: a blank line dispatches, which sets a viewer's last
+// event ID, and before a stream's first id field it would set it to "".
 type sseWriter struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController
@@ -274,7 +276,7 @@ func (s *sseWriter) begin() {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	s.w.WriteHeader(http.StatusOK)
-	s.write(strconv.AppendInt(append(s.buf[:0], "retry: "...), s.retry.Milliseconds(), 10), "\n\n")
+	s.write(strconv.AppendInt(append(s.buf[:0], "retry: "...), s.retry.Milliseconds(), 10), "\n")
 }
 
 // event writes one event: an id field when hasID (with no value when id
@@ -295,7 +297,7 @@ func (s *sseWriter) event(id string, hasID bool, data []byte) {
 // comment writes an SSE comment, which viewers pass over.
 func (s *sseWriter) comment(text string) {
 	s.begin()
-	s.write(append(append(s.buf[:0], ": "...), text...), "\n\n")
+	s.write(append(append(s.buf[:0], ": "...), text...), "\n")
 }
 
 func (s *sseWriter) write(b []byte, end string) {

@@ -104,10 +104,12 @@ func Read(r io.Reader, format Format, maxSize int) iter.Seq2[[]byte, error] {
 // Living Standard section 9.2.6), as [ReadFields] reads it. The other
 // framings have no fields.
 type Fields struct {
-	// LastEventID is the stream's last event ID string: the value of the
-	// last id field, taken when an event is dispatched (also one without
-	// data). When ReadFields yields a payload, it names that payload's
-	// event. An id field without a value sets it to "".
+	// LastEventID is the last event ID string, as an EventSource keeps it
+	// across its connections: each dispatch of an event (at a blank line,
+	// also one without data) sets it to the stream's last event ID buffer,
+	// the value of its last id field, which a new stream starts empty.
+	// When ReadFields yields a payload, it names that payload's event. An
+	// id field without a value sets it to "".
 	LastEventID string
 	// IDs reports that an id field has come.
 	IDs bool

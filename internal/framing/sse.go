@@ -59,7 +59,7 @@ func field(b []byte, name string, state int) (int, int, bool) {
 func (p *reader) readSSE(skipLine bool) error {
 	var data []byte            // data buffer; len(data) minus its final LF never exceeds max
 	var value []byte           // the value of an id or retry field being read
-	id := p.fields.LastEventID // the last event ID buffer
+	id := "" // the last event ID buffer, which a new stream starts empty
 	state := sseLineStart
 	if skipLine {
 		state = sseSkip

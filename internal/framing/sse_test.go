@@ -193,6 +193,30 @@ func TestReadFields(t *testing.T) {
 		})
 	}
 
+	// A new stream's last event ID buffer starts empty, whatever the last
+	// event ID string was: a dispatch before its first id field sets it to
+	// "" (a reconnected EventSource does the same).
+	for in, want := range map[string][]string{
+		"retry: 5\nid: 8\ndata: a\n\n": {"8", "8"},
+		": c\n\nid: 9\ndata: b\n\n":    {"9", "9"},
+		": c\n\n":                      {"", ""},
+		"data: a\n\n":                  {"", ""},
+		"":                             {"7"},
+	} {
+		f := Fields{LastEventID: "7"}
+		var got []string
+		for _, err := range ReadFields(strings.NewReader(in), SSE, 0, &f) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, f.LastEventID)
+		}
+		got = append(got, f.LastEventID)
+		if len(got) > len(want) || fmt.Sprint(got) != fmt.Sprint(want[:len(got)]) {
+			t.Errorf("%q from a last event ID of 7: got %q, want %q", in, got, want)
+		}
+	}
+
 	long := "id: " + strings.Repeat("x", 200) + "\ndata: a\n\n"
 	for _, err := range ReadFields(strings.NewReader(long), SSE, 100, nil) {
 		if !errors.Is(err, ErrTooLarge) {
