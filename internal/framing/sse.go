@@ -57,9 +57,9 @@ func field(b []byte, name string, state int) (int, int, bool) {
 // readSSE implements the event stream interpretation of HTML section 9.2.6,
 // keeping only the data buffer, but for the end of the stream (endSSE).
 func (p *reader) readSSE(skipLine bool) error {
-	var data []byte            // data buffer; len(data) minus its final LF never exceeds max
-	var value []byte           // the value of an id or retry field being read
-	id := "" // the last event ID buffer, which a new stream starts empty
+	var data []byte  // data buffer; len(data) minus its final LF never exceeds max
+	var value []byte // the value of an id or retry field being read
+	id := ""         // the last event ID buffer, which a new stream starts empty
 	state := sseLineStart
 	if skipLine {
 		state = sseSkip
