@@ -10,6 +10,7 @@ import (
 	"iter"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/aguistate/aguistate"
@@ -210,6 +211,8 @@ func multiRun(events [][]byte) bool {
 // an uncut run ends, with the relay's log whole and trimmed.
 func TestRunAgentResume(t *testing.T) {
 	t.Parallel()
+	var cuts atomic.Int64
+	t.Cleanup(func() { t.Logf("%d cuts, each reconnected", cuts.Load()) })
 	for _, s := range recordedStreams(t) {
 		if multiRun(s.events) {
 			continue
@@ -232,6 +235,7 @@ func TestRunAgentResume(t *testing.T) {
 						assert.Equal(t, wantRes.Outcome, res.Outcome, where)
 						assert.Equal(t, threadJSON(t, want, cut.prelude()), threadJSON(t, got, cut.prelude()), where)
 						assert.Greater(t, cut.requests(), 1, "%s: a reconnect", where)
+						cuts.Add(1)
 						if rc.name == "prelude" && k > 0 && k < len(sent)-1 {
 							assert.True(t, cut.prelude(), "%s: through a prelude", where)
 						}
