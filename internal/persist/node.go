@@ -1,6 +1,9 @@
 package persist
 
-import "slices"
+import (
+	"slices"
+	"unsafe"
+)
 
 // Node sizes. A leaf holds at most leafMax elements, and a branch at most
 // branchMax children; every node but the root holds at least the minimum,
@@ -87,6 +90,19 @@ func (c *node[T, S, M]) walk(i *int, yield func(int, T) bool) bool {
 	return true
 }
 
+// chunks yields the items of each leaf below c in order.
+func (c *node[T, S, M]) chunks(yield func([]T) bool) bool {
+	if c.br == nil {
+		return len(c.items) == 0 || yield(c.items)
+	}
+	for k := range c.br.kids {
+		if !c.br.kids[k].chunks(yield) {
+			return false
+		}
+	}
+	return true
+}
+
 // tracker hears where elements and nodes move, so that a Map can keep its
 // index of which leaf holds each key, and of each node's parent.
 type tracker[T any] interface {
@@ -100,8 +116,17 @@ type tracker[T any] interface {
 // editor performs one edit, or one batch of edits with the same token.
 type editor[T, S any, M Measure[T, S]] struct {
 	tok uint64
+	o   *Owner // counts the bytes allocated; nil for none
 	tr  tracker[T]
 	m   M
+}
+
+// alloc counts n new elements of type E, for the Owner.
+func alloc[E any, T, S any, M Measure[T, S]](e *editor[T, S, M], n int) {
+	if e.o != nil {
+		var v E
+		e.o.copied += n * int(unsafe.Sizeof(v))
+	}
 }
 
 func (e *editor[T, S, M]) leafSum(items []T) S {
@@ -164,6 +189,7 @@ func (e *editor[T, S, M]) ownItems(c *node[T, S, M], extra int) {
 	items := make([]T, n, size)
 	copy(items, c.items)
 	c.items, c.own = items, e.tok
+	alloc[T](e, size)
 }
 
 // ownBranch makes c's branch one the editor may change, and returns it.
@@ -175,6 +201,7 @@ func (e *editor[T, S, M]) ownBranch(c *node[T, S, M]) *branch[T, S, M] {
 	nb := &branch[T, S, M]{kids: make([]node[T, S, M], len(b.kids), len(b.kids)+1), n: b.n, own: e.tok, id: b.id}
 	copy(nb.kids, b.kids)
 	c.br = nb
+	alloc[node[T, S, M]](e, len(nb.kids)+1)
 	return nb
 }
 
@@ -231,6 +258,7 @@ func (e *editor[T, S, M]) insert(c *node[T, S, M], i int, v T, vs S, atEnd bool)
 func (e *editor[T, S, M]) splitLeaf(c *node[T, S, M], keep int) node[T, S, M] {
 	right := node[T, S, M]{items: make([]T, len(c.items)-keep, len(c.items)-keep+1), own: e.tok, id: newID()}
 	copy(right.items, c.items[keep:])
+	alloc[T](e, len(right.items)+1)
 	if c.own == e.tok && keep < leafMax-leafMin {
 		clear(c.items[keep:])
 		c.items = c.items[:keep]
@@ -238,6 +266,7 @@ func (e *editor[T, S, M]) splitLeaf(c *node[T, S, M], keep int) node[T, S, M] {
 		items := make([]T, keep, keep+1)
 		copy(items, c.items)
 		c.items, c.own = items, e.tok
+		alloc[T](e, keep+1)
 	}
 	if c.id == 0 {
 		c.id = newID()
@@ -256,6 +285,7 @@ func (e *editor[T, S, M]) splitBranch(c *node[T, S, M], keep int) node[T, S, M] 
 	b := c.br
 	nb := &branch[T, S, M]{kids: make([]node[T, S, M], len(b.kids)-keep, len(b.kids)-keep+1), own: e.tok, id: newID()}
 	copy(nb.kids, b.kids[keep:])
+	alloc[node[T, S, M]](e, len(nb.kids)+1)
 	clear(b.kids[keep:])
 	b.kids = b.kids[:keep]
 	for k := range nb.kids {
@@ -273,6 +303,7 @@ func (e *editor[T, S, M]) splitBranch(c *node[T, S, M], keep int) node[T, S, M] 
 // grow puts a new branch above root and its new sibling right.
 func (e *editor[T, S, M]) grow(root, right node[T, S, M]) node[T, S, M] {
 	b := &branch[T, S, M]{kids: []node[T, S, M]{root, right}, n: root.len() + right.len(), own: e.tok, id: newID()}
+	alloc[node[T, S, M]](e, 2)
 	if e.tr != nil {
 		e.tr.adopted(root.ident(), b.id)
 		e.tr.adopted(right.ident(), b.id)

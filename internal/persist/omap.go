@@ -63,6 +63,10 @@ func (m Map[V, S, M]) All() iter.Seq2[string, V] {
 	}
 }
 
+// Chunks yields the entries in order, one leaf at a time, as [Seq.Chunks]
+// does.
+func (m Map[V, S, M]) Chunks() iter.Seq[[]Entry[V]] { return m.seq.Chunks() }
+
 // Get returns the value of key, and whether m has it.
 func (m Map[V, S, M]) Get(key string) (V, bool) {
 	i, v := m.find(key)
@@ -146,11 +150,11 @@ func (m Map[V, S, M]) inLeaf(id uint64, key string) (int, V, bool) {
 // begin returns the editor of one edit of m's entries. A tree's index is
 // made one that the editor may change, and follows the edit.
 func (m *Map[V, S, M]) begin(o *Owner) editor[Entry[V], S, M] {
-	e := editor[Entry[V], S, M]{tok: o.token()}
+	e := editor[Entry[V], S, M]{tok: o.token(), o: o}
 	if m.ix != nil {
 		if m.ix.e.tok != e.tok {
 			ix := *m.ix
-			ix.e.tok = e.tok
+			ix.e.tok, ix.e.o = e.tok, o
 			m.ix = &ix
 		}
 		e.tr = m.ix
@@ -166,7 +170,7 @@ func (m *Map[V, S, M]) end(e *editor[Entry[V], S, M]) {
 		m.ix = nil
 	case m.ix == nil:
 		m.ix = buildIndex(&m.seq.root)
-		m.ix.e.tok = e.tok
+		m.ix.e.tok, m.ix.e.o = e.tok, e.o
 	}
 }
 

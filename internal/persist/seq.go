@@ -52,6 +52,13 @@ func (s Seq[T, S, M]) All() iter.Seq2[int, T] {
 	}
 }
 
+// Chunks yields the elements in order, one leaf at a time. Each run is the
+// leaf's own storage: the caller must not change it. Two Seqs that share a
+// leaf yield the very same run, which lets a comparison skip it.
+func (s Seq[T, S, M]) Chunks() iter.Seq[[]T] {
+	return func(yield func([]T) bool) { s.root.chunks(yield) }
+}
+
 // Set returns s with the element at position i, in [0, Len), replaced by v.
 func (s Seq[T, S, M]) Set(o *Owner, i int, v T) Seq[T, S, M] {
 	return s.Update(o, i, func(T) T { return v })
@@ -62,7 +69,7 @@ func (s Seq[T, S, M]) Set(o *Owner, i int, v T) Seq[T, S, M] {
 // change it in place when the caller owns it.
 func (s Seq[T, S, M]) Update(o *Owner, i int, f func(T) T) Seq[T, S, M] {
 	s.check(i, s.Len())
-	e := editor[T, S, M]{tok: o.token()}
+	e := editor[T, S, M]{tok: o.token(), o: o}
 	e.update(&s.root, i, f)
 	return s
 }
@@ -71,7 +78,7 @@ func (s Seq[T, S, M]) Update(o *Owner, i int, f func(T) T) Seq[T, S, M] {
 // appends.
 func (s Seq[T, S, M]) Insert(o *Owner, i int, v T) Seq[T, S, M] {
 	s.check(i, s.Len()+1)
-	e := editor[T, S, M]{tok: o.token()}
+	e := editor[T, S, M]{tok: o.token(), o: o}
 	return Seq[T, S, M]{root: e.insertRoot(s.root, i, v)}
 }
 
@@ -82,7 +89,7 @@ func (s Seq[T, S, M]) Append(o *Owner, v T) Seq[T, S, M] { return s.Insert(o, s.
 // element.
 func (s Seq[T, S, M]) Delete(o *Owner, i int) (Seq[T, S, M], T) {
 	s.check(i, s.Len())
-	e := editor[T, S, M]{tok: o.token()}
+	e := editor[T, S, M]{tok: o.token(), o: o}
 	root, old := e.removeRoot(s.root, i)
 	return Seq[T, S, M]{root: root}, old
 }
