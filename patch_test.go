@@ -252,7 +252,7 @@ func plainValue(n *jsonv.Node) bool {
 	case jsonv.Number, jsonv.Null:
 		return false
 	case jsonv.Array:
-		for _, e := range n.Elems() {
+		for _, e := range n.All() {
 			if !plainValue(e) {
 				return false
 			}
@@ -352,7 +352,7 @@ func depthOf(n *jsonv.Node) int {
 	d := 0
 	switch n.Kind() {
 	case jsonv.Array:
-		for _, e := range n.Elems() {
+		for _, e := range n.All() {
 			d = max(d, depthOf(e))
 		}
 		return d + 1

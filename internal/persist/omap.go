@@ -69,18 +69,19 @@ func (m Map[V, S, M]) Chunks() iter.Seq[[]Entry[V]] { return m.seq.Chunks() }
 
 // Get returns the value of key, and whether m has it.
 func (m Map[V, S, M]) Get(key string) (V, bool) {
-	i, v := m.find(key)
+	i, v := m.Find(key)
 	return v, i >= 0
 }
 
 // Index returns the position of key, or -1 when m does not have it.
 func (m Map[V, S, M]) Index(key string) int {
-	i, _ := m.find(key)
+	i, _ := m.Find(key)
 	return i
 }
 
-// find returns the position and value of key, or -1.
-func (m Map[V, S, M]) find(key string) (int, V) {
+// Find returns the position and value of key, or -1 and the zero V when m
+// does not have it.
+func (m Map[V, S, M]) Find(key string) (int, V) {
 	if m.ix == nil {
 		for i, v := range m.seq.root.items {
 			if v.Key == key {
