@@ -64,15 +64,30 @@ func (e *Edit) update(n *Node, tokens []string, i int, f func(*Node) (*Node, err
 	}
 	t := tokens[i]
 	e.charge(stepWork + len(t))
-	child, pos, err := Child(n, t)
+	_, pos, err := Child(n, t)
 	if err != nil {
 		return nil, At(err, tokens[:i+1])
 	}
-	next, err := e.update(child, tokens, i+1, f)
+	// The child is edited inside persist's update, which measures it
+	// first: the edit may change in place nodes that the child shares.
+	down := func(child *Node) *Node {
+		next, downErr := e.update(child, tokens, i+1, f)
+		if downErr != nil {
+			err = downErr
+			return child
+		}
+		return next
+	}
+	var next *Node
+	if n.Kind() == Array {
+		next = newArray(n.array().elems.Update(e.own(), pos, down))
+	} else {
+		next = newObject(n.object().members.UpdateAt(e.own(), pos, down), n.aux())
+	}
 	if err != nil {
 		return nil, err
 	}
-	return e.SetAt(n, pos, next), nil
+	return next, nil
 }
 
 // Resolve returns the value that tokens name in root, as [Resolve] does,
