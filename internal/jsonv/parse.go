@@ -282,6 +282,11 @@ func (p *parser) closeObject(base, extra int) (*Node, error) {
 	return newObject(m, extra), nil
 }
 
+// chunkMax is the most elements of one array that the parser's stack
+// holds: a longer array goes to a persist.Builder in runs of chunkMax, so
+// that the stack stays small.
+const chunkMax = 1 << 12
+
 // flatMax is the most elements or members that a container keeps in one
 // flat slice (persist's leaf).
 const flatMax = 64
@@ -297,6 +302,7 @@ func (p *parser) array(depth int) (*Node, error) {
 		return &emptyArray.Node, nil
 	}
 	base := len(p.elems)
+	var long *persist.Builder[*Node, summary, elemMeasure] // for arrays of more than chunkMax
 	for {
 		p.skipSpace()
 		v, err := p.value(depth)
@@ -304,6 +310,14 @@ func (p *parser) array(depth int) (*Node, error) {
 			return nil, err
 		}
 		p.elems = append(p.elems, v)
+		if len(p.elems)-base == chunkMax {
+			if long == nil {
+				long = new(persist.Builder[*Node, summary, elemMeasure])
+			}
+			long.Add(p.elems[base:]...)
+			clear(p.elems[base:])
+			p.elems = p.elems[:base]
+		}
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return nil, p.fail(ErrSyntax, "unexpected end of input in array")
@@ -314,10 +328,17 @@ func (p *parser) array(depth int) (*Node, error) {
 		case ']':
 			p.pos++
 			es := p.elems[base:]
-			if len(es) <= flatMax {
-				es = append(make([]*Node, 0, len(es)), es...)
+			var s elems
+			switch {
+			case long != nil:
+				long.Add(es...)
+				s = long.Seq()
+			case len(es) <= flatMax:
+				s = persist.SeqOf[*Node, summary, elemMeasure](append(make([]*Node, 0, len(es)), es...)...)
+			default:
+				s = persist.SeqOf[*Node, summary, elemMeasure](es...)
 			}
-			n := newArray(persist.SeqOf[*Node, summary, elemMeasure](es...))
+			n := newArray(s)
 			clear(p.elems[base:])
 			p.elems = p.elems[:base]
 			return n, nil

@@ -470,10 +470,18 @@ func (e *editor[T, S, M]) build(items []T) node[T, S, M] {
 	}
 	level := make([]node[T, S, M], 0, len(items)/leafMax+1)
 	for part := range parts(len(items), leafMax*3/4) {
-		leaf := node[T, S, M]{items: slices.Clone(items[part[0]:part[1]]), id: newID()}
-		leaf.sum = e.leafSum(leaf.items)
-		level = append(level, leaf)
+		level = append(level, e.leaf(slices.Clone(items[part[0]:part[1]])))
 	}
+	return e.buildUp(level)
+}
+
+// leaf returns a new leaf of items.
+func (e *editor[T, S, M]) leaf(items []T) node[T, S, M] {
+	return node[T, S, M]{items: items, id: newID(), sum: e.leafSum(items)}
+}
+
+// buildUp makes the tree above a level of at least two nodes.
+func (e *editor[T, S, M]) buildUp(level []node[T, S, M]) node[T, S, M] {
 	for len(level) > 1 {
 		up := make([]node[T, S, M], 0, len(level)/branchMax+1)
 		for part := range parts(len(level), branchMax*3/4) {

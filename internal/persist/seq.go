@@ -3,6 +3,7 @@ package persist
 import (
 	"fmt"
 	"iter"
+	"slices"
 )
 
 // Seq is a persistent sequence of elements of type T that keeps the summary
@@ -24,6 +25,59 @@ type Seq[T, S any, M Measure[T, S]] struct {
 func SeqOf[T, S any, M Measure[T, S]](items ...T) Seq[T, S, M] {
 	var e editor[T, S, M]
 	return Seq[T, S, M]{root: e.build(items)}
+}
+
+// Builder makes a Seq of elements given in order, as [SeqOf] does, without
+// needing a slice of them all: it keeps the leaves it has filled and fewer
+// than 48 elements more. The zero Builder is ready to use.
+type Builder[T, S any, M Measure[T, S]] struct {
+	e      editor[T, S, M]
+	leaves []node[T, S, M]
+	rest   []T
+}
+
+// fill is how many elements a Builder puts in a leaf: three quarters full,
+// as SeqOf does.
+const fill = leafMax * 3 / 4
+
+// Add appends items, copying them.
+func (b *Builder[T, S, M]) Add(items ...T) {
+	for len(items) > 0 {
+		if len(b.rest) == 0 && len(items) >= fill {
+			b.leaves = append(b.leaves, b.e.leaf(slices.Clone(items[:fill])))
+			items = items[fill:]
+			continue
+		}
+		if b.rest == nil {
+			b.rest = make([]T, 0, fill)
+		}
+		k := min(fill-len(b.rest), len(items))
+		b.rest, items = append(b.rest, items[:k]...), items[k:]
+		if len(b.rest) == fill {
+			b.leaves = append(b.leaves, b.e.leaf(b.rest))
+			b.rest = nil
+		}
+	}
+}
+
+// Seq returns the Seq of the elements added, and empties b.
+func (b *Builder[T, S, M]) Seq() Seq[T, S, M] {
+	leaves, rest := b.leaves, b.rest
+	*b = Builder[T, S, M]{}
+	switch {
+	case len(leaves) == 0:
+		return SeqOf[T, S, M](rest...)
+	case len(rest) >= leafMin:
+		leaves = append(leaves, b.e.leaf(rest))
+	case len(rest) > 0: // too few for a leaf: the last leaf takes them, up to 63
+		last := &leaves[len(leaves)-1]
+		*last = b.e.leaf(append(slices.Clip(last.items), rest...))
+	}
+	if len(leaves) == 1 {
+		leaves[0].id = 0
+		return Seq[T, S, M]{root: leaves[0]}
+	}
+	return Seq[T, S, M]{root: b.e.buildUp(leaves)}
 }
 
 // Len returns the number of elements.

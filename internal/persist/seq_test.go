@@ -228,3 +228,16 @@ func TestOwnerCopied(t *testing.T) {
 	}
 	assert.Positive(t, mo.Copied(), "the index's nodes count too")
 }
+
+func TestBuilder(t *testing.T) {
+	for _, n := range []int{0, 1, fill - 1, fill, fill + 1, fill + leafMin - 1, fill + leafMin, leafMax, 2*fill + 5, 100_000} {
+		for _, batch := range []int{1, 7, fill, 1000} {
+			want := seqRange(n)
+			var b Builder[int, stat, statOf]
+			for i := 0; i < n; i += batch {
+				b.Add(want[i:min(i+batch, n)]...)
+			}
+			checkSeq(t, b.Seq(), want)
+		}
+	}
+}
