@@ -41,7 +41,7 @@ func seek(s *pairs, k uint64) (int, pair, bool) {
 		}
 		c = &kids[lo]
 	}
-	items := c.items
+	items := c.items()
 	lo, hi := 0, len(items)
 	for lo < hi {
 		if mid := int(uint(lo+hi) >> 1); items[mid].k < k {
@@ -157,8 +157,8 @@ func buildIndex[V, S any, M Measure[Entry[V], S]](root *node[Entry[V], S, M]) *i
 	var walk func(c *node[Entry[V], S, M])
 	walk = func(c *node[Entry[V], S, M]) {
 		if c.br == nil {
-			for _, v := range c.items {
-				leaves = append(leaves, pair{hash(v.Key), c.id})
+			for _, v := range c.items() {
+				leaves = append(leaves, pair{hash(v.Key), c.lf.id})
 			}
 			return
 		}

@@ -83,7 +83,7 @@ func (m Map[V, S, M]) Index(key string) int {
 // does not have it.
 func (m Map[V, S, M]) Find(key string) (int, V) {
 	if m.ix == nil {
-		for i, v := range m.seq.root.items {
+		for i, v := range m.seq.root.items() {
 			if v.Key == key {
 				return i, v.Value
 			}
@@ -109,7 +109,7 @@ func (m Map[V, S, M]) Find(key string) (int, V) {
 
 // maxHeight bounds the height of a tree: with at least branchMin children
 // per branch, 2^63 entries need fewer levels.
-const maxHeight = 24
+const maxHeight = 32
 
 // inLeaf looks for key in the leaf of identity id: it climbs the parents in
 // the index to the root, walks back down counting the entries before each
@@ -139,7 +139,7 @@ func (m Map[V, S, M]) inLeaf(id uint64, key string) (int, V, bool) {
 		}
 		c = &kids[k]
 	}
-	for i, v := range c.items {
+	for i, v := range c.items() {
 		if v.Key == key {
 			return pos + i, v.Value, true
 		}

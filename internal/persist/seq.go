@@ -71,10 +71,10 @@ func (b *Builder[T, S, M]) Seq() Seq[T, S, M] {
 		leaves = append(leaves, b.e.leaf(rest))
 	case len(rest) > 0: // too few for a leaf: the last leaf takes them, up to 63
 		last := &leaves[len(leaves)-1]
-		*last = b.e.leaf(append(slices.Clip(last.items), rest...))
+		*last = b.e.leaf(append(slices.Clip(last.items()), rest...))
 	}
 	if len(leaves) == 1 {
-		leaves[0].id = 0
+		leaves[0].lf.id = 0
 		return Seq[T, S, M]{root: leaves[0]}
 	}
 	return Seq[T, S, M]{root: b.e.buildUp(leaves)}
@@ -95,7 +95,7 @@ func (s Seq[T, S, M]) At(i int) T {
 		k, off := c.br.locate(i)
 		c, i = &c.br.kids[k], off
 	}
-	return c.items[i]
+	return c.lf.items[i]
 }
 
 // All yields the positions and elements in order.
