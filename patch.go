@@ -278,12 +278,9 @@ func (p *patcher) add(tokens []string, v *jsonv.Node, fromDoc bool) error {
 	}
 	return p.editAt(tokens, func(c *jsonv.Node, t string) (*jsonv.Node, error) {
 		if c.Kind() == jsonv.Object {
-			if old, i, err := jsonv.Child(c, t); err == nil {
-				p.wrote(old, v, fromDoc)
-				return p.edit.SetAt(c, i, v), nil
-			}
-			p.wrote(nil, v, fromDoc)
-			return p.edit.SetMember(c, t, v), nil
+			c, old := p.edit.SetMember(c, t, v)
+			p.wrote(old, v, fromDoc)
+			return c, nil
 		}
 		i, err := jsonv.InsertIndex(c, t)
 		if err != nil {
@@ -300,17 +297,16 @@ func (p *patcher) remove(tokens []string) (removed *jsonv.Node, err error) {
 		return nil, errors.New("the whole document cannot be removed")
 	}
 	err = p.editAt(tokens, func(c *jsonv.Node, t string) (*jsonv.Node, error) {
-		old, i, err := jsonv.Child(c, t)
-		if err != nil {
+		if c.Kind() == jsonv.Object {
+			c, removed = p.edit.RemoveMember(c, t)
+		} else if i, err := jsonv.ElemIndex(c, t); err == nil {
+			c, removed = p.edit.RemoveElem(c, i)
+		}
+		if removed == nil {
+			_, _, err := jsonv.Child(c, t)
 			return nil, jsonv.At(err, tokens)
 		}
-		removed = old
 		p.changed = true
-		if c.Kind() == jsonv.Object {
-			c, _ = p.edit.RemoveMember(c, t)
-			return c, nil
-		}
-		c, _ = p.edit.RemoveElem(c, i)
 		return c, nil
 	})
 	return removed, err

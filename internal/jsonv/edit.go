@@ -112,17 +112,15 @@ func (e *Edit) SetAt(c *Node, i int, v *Node) *Node {
 
 // SetMember returns object o with the value of member name set to v:
 // replaced where it is when o has it, appended otherwise, as RFC 6902
-// "add" does and the JavaScript spread {...o, [name]: v}.
-func (e *Edit) SetMember(o *Node, name string, v *Node) *Node {
+// "add" does and the JavaScript spread {...o, [name]: v}. It returns the
+// value replaced too, or nil.
+func (e *Edit) SetMember(o *Node, name string, v *Node) (*Node, *Node) {
 	e.charge(stepWork + len(name))
-	m := o.object().members
-	n := m.Len()
-	m = m.Set(e.own(), name, v)
-	extra := o.aux()
-	if m.Len() > n {
-		extra += nameExtra(name)
+	m, old, had := o.object().members.Put(e.own(), name, v)
+	if had {
+		return newObject(m, o.aux()), old
 	}
-	return newObject(m, extra)
+	return newObject(m, o.aux()+nameExtra(name)), nil
 }
 
 // RemoveMember returns object o without member name, and the member's
@@ -155,7 +153,8 @@ func (e *Edit) RemoveElem(a *Node, i int) (*Node, *Node) {
 // in place when o has it, appended otherwise, as the JavaScript spread
 // {...o, [name]: v} does.
 func WithMember(o *Node, name string, v *Node) *Node {
-	return (*Edit)(nil).SetMember(o, name, v)
+	c, _ := (*Edit)(nil).SetMember(o, name, v)
+	return c
 }
 
 // WithoutMember returns a copy of object o without member name, or o
@@ -174,7 +173,7 @@ func Merged(o, with *Node) *Node {
 	}
 	e := NewEdit()
 	for name, v := range with.Members() {
-		o = e.SetMember(o, name, v)
+		o, _ = e.SetMember(o, name, v)
 	}
 	return o
 }

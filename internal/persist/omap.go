@@ -178,10 +178,18 @@ func (m *Map[V, S, M]) end(e *editor[Entry[V], S, M]) {
 // Set returns m with key's value replaced by v where it is, or with key and v
 // appended after the last entry when m does not have key.
 func (m Map[V, S, M]) Set(o *Owner, key string, v V) Map[V, S, M] {
-	if i := m.Index(key); i >= 0 {
-		return m.UpdateAt(o, i, func(V) V { return v })
+	m, _, _ = m.Put(o, key, v)
+	return m
+}
+
+// Put is [Map.Set] that also returns the value it replaced, and whether m
+// had key.
+func (m Map[V, S, M]) Put(o *Owner, key string, v V) (Map[V, S, M], V, bool) {
+	if i, old := m.Find(key); i >= 0 {
+		return m.UpdateAt(o, i, func(V) V { return v }), old, true
 	}
-	return m.insert(o, m.Len(), key, v)
+	var zero V
+	return m.insert(o, m.Len(), key, v), zero, false
 }
 
 // Update returns m with key's value replaced by f of it, or m and false when

@@ -356,3 +356,18 @@ func TestConcurrentReaders(t *testing.T) {
 	<-done
 	<-done
 }
+
+func TestMapPut(t *testing.T) {
+	m, ok := MapOf[int, stat, entryStat](entries(100)...)
+	require.True(t, ok)
+	key, _ := m.At(40)
+	n, old, had := m.Put(nil, key, -1)
+	assert.True(t, had, "an existing key")
+	assert.Equal(t, 40, old, "the value replaced")
+	assert.Equal(t, 40, n.Index(key), "keeps its place")
+	n, old, had = n.Put(nil, "new", 7)
+	assert.False(t, had, "a new key")
+	assert.Zero(t, old)
+	assert.Equal(t, 100, n.Index("new"), "goes last")
+	assert.Equal(t, 100, m.Len(), "the Map given is unchanged")
+}
