@@ -381,3 +381,35 @@ func BenchmarkWorstDelta(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSplitPairs streams TEXT_MESSAGE_CONTENT events into a 7 MiB
+// message, each ending with the high half of a UTF-16 pair whose low half
+// starts the next (issue 10: 12.8 KB of such events held 1.39 GiB). Each
+// event must cost its piece, not the message: ns/op and B/op are per event,
+// and held-MiB is the live heap after them, the 7 MiB message included.
+func BenchmarkSplitPairs(b *testing.B) {
+	c := New(&Options{MaxMessageSize: 1 << 30})
+	events := []string{`{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}`}
+	chunk := `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"` + strings.Repeat("y", 1<<20) + `"}`
+	for range 7 {
+		events = append(events, chunk)
+	}
+	events = append(events, `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"\ud83d"}`)
+	for _, ev := range events {
+		if err := c.Apply([]byte(ev)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	split := []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"\ude00x\ud83d"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := c.Apply(split); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	runtime.KeepAlive(c)
+	b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "held-MiB")
+}

@@ -19,7 +19,8 @@ import (
 // already, by an event that was then rejected), that another Concat made,
 // or that did not come from a Concat is copied into a new buffer instead.
 // Nothing else holds the buffers: one is freed with the last string that
-// uses it, and holds at most twice its string's length and 16 bytes.
+// uses it, and is at most half as long again as its longest string, and 16
+// bytes.
 //
 // A UTF-16 surrogate pair split between two pieces joins into one code
 // point, as it does in the JavaScript strings AG-UI producers stream, so
@@ -93,7 +94,7 @@ func (c *Concat) Append(s *Node, piece string) *Node {
 	g := c.bufferOf(s, head)
 	n := len(head) - cut + len(mid) + len(rest)
 	if g == nil || cut > 0 || cap(g.buf) < n {
-		buf := make([]byte, 0, 2*n+16)
+		buf := make([]byte, 0, n+n/2+16)
 		g = &growBuf{buf: append(buf, head[:len(head)-cut]...), by: c}
 	}
 	g.buf = append(append(g.buf, mid...), rest...)
