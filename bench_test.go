@@ -7,8 +7,10 @@ package aguistate
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -345,40 +347,94 @@ func BenchmarkSnapshot16MiB(b *testing.B) {
 	}
 }
 
-// copyRemoveDelta returns the state and the 330 KB delta of issue 10: an
-// object whose 15 members have names of 1 MiB, and a STATE_DELTA that
-// alternates copy and remove on them. Each copy ends what the patch may
-// edit in place, so every remove after it copies the object.
-func copyRemoveDelta() (state, delta string) {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i := range 15 {
-		fmt.Fprintf(&b, `"%s%02d":%d,`, strings.Repeat("n", 1<<20-2), i, i)
-	}
-	b.WriteString(`"a":{"x":1}}`)
-	var ops []string
-	for len(ops)*40 < 330<<10 {
-		ops = append(ops, `{"op":"copy","from":"/a","path":"/b"}`, `{"op":"remove","path":"/b"}`)
-	}
-	return b.String(), `[` + strings.Join(ops, ",") + `]`
+// worstDeltas are legal STATE_DELTA events that make the engine work hard
+// under the default limits, each with the state it applies to. An event
+// may run out of its work budget (ErrLimit): the benchmark measures the
+// time it takes to apply or to be refused.
+var worstDeltas = []struct {
+	name  string
+	build func() (state, delta string)
+}{
+	// The 330 KB delta of issue 10: copy and remove alternate on an object
+	// whose 15 other members have names of 1 MiB. Each copy ends what the
+	// patch may edit in place, so the remove after it copies the object.
+	{"copy-remove-long-names", func() (string, string) {
+		var b strings.Builder
+		b.WriteByte('{')
+		for i := range 15 {
+			fmt.Fprintf(&b, `"%s%02d":%d,`, strings.Repeat("n", 1<<20-2), i, i)
+		}
+		b.WriteString(`"a":{"x":1}}`)
+		return b.String(), repeatOps(330<<10, `{"op":"copy","from":"/a","path":"/b"}`, `{"op":"remove","path":"/b"}`)
+	}},
+	// Copies alternate with edits at the bottom of 1,000 nested objects of
+	// 60 members: each edit copies its whole path again, until the budget
+	// runs out.
+	{"copy-edit-deep", func() (string, string) {
+		level := make([]string, 60)
+		for i := range level {
+			level[i] = fmt.Sprintf(`"m%d":%d`, i, i)
+		}
+		members := strings.Join(level, ",")
+		state := strings.Repeat(`{`+members+`,"k":`, 998) + `0` + strings.Repeat(`}`, 998)
+		replace := `{"op":"replace","path":"` + strings.Repeat("/k", 998) + `","value":1}`
+		return state, repeatOps(16<<20-1<<10, `{"op":"copy","from":"/m0","path":"/m1"}`, replace)
+	}},
+	// Copies alternate with inserts at the front of an array of a million
+	// elements, 10,000 operations in all.
+	{"copy-insert-wide", func() (string, string) {
+		state := `{"a":[` + strings.Repeat("0,", 1_000_000-1) + `0]}`
+		ops := make([]string, 0, 10_000)
+		for len(ops) < 10_000 {
+			ops = append(ops, `{"op":"copy","from":"/a/5","path":"/b"}`, `{"op":"add","path":"/a/0","value":1}`)
+		}
+		return state, "[" + strings.Join(ops, ",") + "]"
+	}},
+	// A test of an object of 500,000 members, given in the reverse order of
+	// the state's, so that every member is looked up by name.
+	{"test-reversed-object", func() (string, string) {
+		members := make([]string, 500_000)
+		for i := range members {
+			members[i] = fmt.Sprintf(`"k%d":%d`, i, i)
+		}
+		state := "{" + strings.Join(members, ",") + "}"
+		slices.Reverse(members)
+		return state, `[{"op":"test","path":"","value":{` + strings.Join(members, ",") + `}}]`
+	}},
 }
 
-// BenchmarkWorstDelta applies the 330 KB copy-and-remove delta to the state
-// with 15 members of 1 MiB names. The README promises about a second for
-// the worst delta the default limits allow.
-func BenchmarkWorstDelta(b *testing.B) {
-	state, delta := copyRemoveDelta()
-	c := New(nil)
-	if err := c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":` + state + `}`)); err != nil {
-		b.Fatal(err)
+// repeatOps returns a patch of the operations ops, repeated in turn until
+// the patch is about size bytes long or has 10,000 operations.
+func repeatOps(size int, ops ...string) string {
+	var out []string
+	n := 0
+	for n < size && len(out) < 10_000 {
+		op := ops[len(out)%len(ops)]
+		out = append(out, op)
+		n += len(op) + 1
 	}
-	event := []byte(`{"type":"STATE_DELTA","delta":` + delta + `}`)
-	b.SetBytes(int64(len(event)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := c.Apply(event); err != nil {
-			b.Fatal(err)
-		}
+	return "[" + strings.Join(out, ",") + "]"
+}
+
+// BenchmarkWorstDelta applies each of worstDeltas to its state. The README
+// promises about a second for the worst delta the default limits allow.
+func BenchmarkWorstDelta(b *testing.B) {
+	for _, wd := range worstDeltas {
+		b.Run(wd.name, func(b *testing.B) {
+			state, delta := wd.build()
+			c := New(nil)
+			if err := c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":` + state + `}`)); err != nil {
+				b.Fatal(err)
+			}
+			event := []byte(`{"type":"STATE_DELTA","delta":` + delta + `}`)
+			b.SetBytes(int64(len(event)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := c.Apply(event); err != nil && !errors.Is(err, ErrLimit) {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

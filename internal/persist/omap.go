@@ -30,12 +30,18 @@ type Map[V, S any, M Measure[Entry[V], S]] struct {
 // when two entries share a key. Like [SeqOf], it keeps entries as its
 // storage when there are at most 64.
 func MapOf[V, S any, M Measure[Entry[V], S]](entries ...Entry[V]) (Map[V, S, M], bool) {
-	if !distinct(entries) {
+	if len(entries) <= leafMax && !distinct(entries) {
 		return Map[V, S, M]{}, false
 	}
 	m := Map[V, S, M]{seq: SeqOf[Entry[V], S, M](entries...)}
 	if m.seq.root.br != nil {
-		m.ix = buildIndex(&m.seq.root)
+		// The index sorts the keys' hashes: two keys can be the same only
+		// where two hashes are.
+		var collide bool
+		m.ix, collide = buildIndex(&m.seq.root)
+		if collide && !distinct(entries) {
+			return Map[V, S, M]{}, false
+		}
 	}
 	return m, true
 }
@@ -170,7 +176,7 @@ func (m *Map[V, S, M]) end(e *editor[Entry[V], S, M]) {
 	case m.seq.root.br == nil:
 		m.ix = nil
 	case m.ix == nil:
-		m.ix = buildIndex(&m.seq.root)
+		m.ix, _ = buildIndex(&m.seq.root)
 		m.ix.e.tok, m.ix.e.o = e.tok, e.o
 	}
 }
