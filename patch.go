@@ -125,7 +125,7 @@ func pointerMember(n *jsonv.Node, name string) (string, []string, error) {
 // bytes of JSON text or lim.depth levels of nesting after any operation
 // fails with a *PatchError wrapping ErrLimit instead; checking after each
 // operation keeps repeated copies from growing it without bound. So does a
-// patch whose work passes lim.work (see [patcher.work]).
+// patch whose work passes lim.work (see [patcher.cost]).
 func applyPatch(doc *jsonv.Node, ops []operation, lim limits) (*jsonv.Node, error) {
 	next, _, err := patchState(doc, ops, lim)
 	return next, err
@@ -166,15 +166,16 @@ const opWork = 256
 type patcher struct {
 	edit    *jsonv.Edit
 	root    *jsonv.Node
-	work    int  // bytes compared, and the fixed cost of each operation and step
+	work    int  // bytes compared, and the fixed cost of each operation
 	changed bool // an operation changed the document
 }
 
 // cost is the work of the patch so far, in bytes: what its edits copied and
 // hashed, what it compared, and a fixed cost for each operation and each
-// step down a container. Every part is bounded by the patch's own text but
-// the copies: each copy operation seals the batch, after which the next
-// edits copy their paths again.
+// step down a container. Most of it grows with the patch's own text; what
+// the budget is for is the rest: the copies (each copy operation seals the
+// batch, after which the next edits copy their paths again) and long
+// numbers of the document compared by tests.
 func (p *patcher) cost() int { return p.work + p.edit.Work() }
 
 func (p *patcher) apply(o *operation) error {
