@@ -264,7 +264,7 @@ func (p *parser) object(depth int) (*Node, error) {
 // closeObject makes the object of the members from base on.
 func (p *parser) closeObject(base, extra int) (*Node, error) {
 	ms := p.members[base:]
-	if len(ms) <= flatMax {
+	if len(ms) <= persist.FlatMax {
 		ms = append(make([]member, 0, len(ms)), ms...)
 	}
 	m, ok := persist.MapOf[*Node, summary, memberMeasure](ms...)
@@ -286,10 +286,6 @@ func (p *parser) closeObject(base, extra int) (*Node, error) {
 // holds: a longer array goes to a persist.Builder in runs of chunkMax, so
 // that the stack stays small.
 const chunkMax = 1 << 12
-
-// flatMax is the most elements or members that a container keeps in one
-// flat slice (persist's leaf).
-const flatMax = 64
 
 func (p *parser) array(depth int) (*Node, error) {
 	if depth > p.maxDepth {
@@ -333,7 +329,7 @@ func (p *parser) array(depth int) (*Node, error) {
 			case long != nil:
 				long.Add(es...)
 				s = long.Seq()
-			case len(es) <= flatMax:
+			case len(es) <= persist.FlatMax:
 				s = persist.SeqOf[*Node, summary, elemMeasure](append(make([]*Node, 0, len(es)), es...)...)
 			default:
 				s = persist.SeqOf[*Node, summary, elemMeasure](es...)

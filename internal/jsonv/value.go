@@ -5,7 +5,7 @@
 // A *Node is immutable. Arrays and objects are persistent B+trees
 // (internal/persist): an edit returns a new value that copies O(log n) of
 // each container on its path and shares the rest, so older values stay
-// valid views. Containers of at most 64 elements or members are one flat
+// valid views. Containers of at most 32 elements or members are one flat
 // slice. Small scalars (null, true, false, small integers, "" and one-byte
 // strings) are shared.
 //
@@ -245,7 +245,7 @@ func smallInt[T string | []byte](lit T) *Node {
 	return &smallInts[v].Node
 }
 
-// NewArray returns an array of elems. When there are at most 64, the array
+// NewArray returns an array of elems. When there are at most 32, the array
 // keeps elems as its storage, and the caller must not change them.
 func NewArray(elems []*Node) *Node {
 	if len(elems) == 0 {

@@ -5,7 +5,7 @@
 // An edit returns a new container and leaves the old one as it was: it
 // copies the O(log n) nodes on its path and shares the rest. Both are
 // B+trees whose leaves hold the elements in order; a container of at most
-// 64 elements is a single flat leaf, one slice.
+// 32 elements ([FlatMax]) is a single flat leaf, one slice.
 //
 // Use [Seq] for JSON arrays and other sequences, [Builder] to make one from
 // elements that arrive one by one, and [Map] for JSON objects and the

@@ -9,11 +9,20 @@ import (
 // branchMax children; every node but the root holds at least the minimum,
 // so that a tree of n elements is at most 1 + log_4(n/16) branches deep.
 const (
-	leafMax   = 64
-	leafMin   = 16
+	leafMax   = FlatMax
+	leafMin   = 8
 	branchMax = 16
 	branchMin = 4
 )
+
+// FlatMax is the most elements that a container keeps in one flat leaf, a
+// single slice; a larger one is a tree.
+const FlatMax = 32
+
+// fill is how many elements SeqOf and Builder put in each leaf of a tree:
+// nearly full, since most containers are read far more than edited, and
+// one short of full so that the first insert does not split a leaf.
+const fill = leafMax * 7 / 8
 
 // node is one subtree: a leaf or a branch. It is held by value in its
 // parent's kids (and in a Seq), so that a parent finds its children's
@@ -494,8 +503,8 @@ func (e *editor[T, S, M]) rebalance(b *branch[T, S, M], k int) {
 	e.resum(R)
 }
 
-// build makes a tree of items, with leaves and branches three quarters
-// full, so that the next inserts do not split them at once. A flat result
+// build makes a tree of items, with leaves nearly full (see fill) and
+// branches three quarters full. A flat result
 // keeps items as its array; a tree copies them into leaves of their own, so
 // that no leaf keeps the others' memory alive.
 func (e *editor[T, S, M]) build(items []T) node[T, S, M] {
@@ -506,7 +515,7 @@ func (e *editor[T, S, M]) build(items []T) node[T, S, M] {
 		return node[T, S, M]{lf: &leaf[T]{items: items}, sum: e.leafSum(items)}
 	}
 	level := make([]node[T, S, M], 0, len(items)/leafMax+1)
-	for part := range parts(len(items), leafMax*3/4) {
+	for part := range parts(len(items), fill) {
 		level = append(level, e.leaf(slices.Clone(items[part[0]:part[1]])))
 	}
 	return e.buildUp(level)

@@ -15,7 +15,7 @@ type Entry[V any] struct {
 // its entries in the order they were put in, and the summary S of its
 // entries, defined by the Measure M. Every operation costs O(log n) at most:
 // reading, changing, inserting or deleting an entry by key or by position,
-// and finding a key's position. A Map of at most 64 entries is one slice,
+// and finding a key's position. A Map of at most [FlatMax] entries is one slice,
 // searched from the start; a larger one also keeps a persistent index of
 // which leaf holds each key (see the package documentation).
 //
@@ -28,7 +28,7 @@ type Map[V, S any, M Measure[Entry[V], S]] struct {
 
 // MapOf returns a Map of entries in their order, in O(n log n), or false
 // when two entries share a key. Like [SeqOf], it keeps entries as its
-// storage when there are at most 64.
+// storage when there are at most [FlatMax].
 func MapOf[V, S any, M Measure[Entry[V], S]](entries ...Entry[V]) (Map[V, S, M], bool) {
 	if len(entries) <= leafMax && !distinct(entries) {
 		return Map[V, S, M]{}, false

@@ -9,7 +9,7 @@ import (
 // Seq is a persistent sequence of elements of type T that keeps the summary
 // S of its elements, defined by the Measure M. Reading an element, changing
 // one, inserting or deleting one anywhere costs O(log n); reading the length
-// or the summary costs O(1). A Seq of at most 64 elements is one slice.
+// or the summary costs O(1). A Seq of at most [FlatMax] elements is one slice.
 //
 // The zero Seq is empty and ready to use. A Seq is a small value: copy it
 // freely. Edits return the new Seq; with a nil *Owner they leave the old one
@@ -19,9 +19,9 @@ type Seq[T, S any, M Measure[T, S]] struct {
 	root node[T, S, M]
 }
 
-// SeqOf returns a Seq of items, in O(len(items)). When there are at most 64,
-// the Seq keeps items as its storage, and the caller must not change them
-// afterwards; more are copied.
+// SeqOf returns a Seq of items, in O(len(items)). When there are at most
+// [FlatMax], the Seq keeps items as its storage, and the caller must not
+// change them afterwards; more are copied.
 func SeqOf[T, S any, M Measure[T, S]](items ...T) Seq[T, S, M] {
 	var e editor[T, S, M]
 	return Seq[T, S, M]{root: e.build(items)}
@@ -29,16 +29,12 @@ func SeqOf[T, S any, M Measure[T, S]](items ...T) Seq[T, S, M] {
 
 // Builder makes a Seq of elements given in order, as [SeqOf] does, without
 // needing a slice of them all: it keeps the leaves it has filled and fewer
-// than 48 elements more. The zero Builder is ready to use.
+// than a leaf's worth more. The zero Builder is ready to use.
 type Builder[T, S any, M Measure[T, S]] struct {
 	e      editor[T, S, M]
 	leaves []node[T, S, M]
 	rest   []T
 }
-
-// fill is how many elements a Builder puts in a leaf: three quarters full,
-// as SeqOf does.
-const fill = leafMax * 3 / 4
 
 // Add appends items, copying them.
 func (b *Builder[T, S, M]) Add(items ...T) {
@@ -69,9 +65,16 @@ func (b *Builder[T, S, M]) Seq() Seq[T, S, M] {
 		return SeqOf[T, S, M](rest...)
 	case len(rest) >= leafMin:
 		leaves = append(leaves, b.e.leaf(rest))
-	case len(rest) > 0: // too few for a leaf: the last leaf takes them, up to 63
-		last := &leaves[len(leaves)-1]
-		*last = b.e.leaf(append(slices.Clip(last.items()), rest...))
+	case len(rest) > 0: // too few for a leaf: the last leaf takes them, or shares them
+		last := leaves[len(leaves)-1].items()
+		all := append(slices.Clip(last), rest...)
+		if len(all) <= leafMax {
+			leaves[len(leaves)-1] = b.e.leaf(all)
+		} else {
+			half := len(all) / 2
+			leaves[len(leaves)-1] = b.e.leaf(all[:half:half])
+			leaves = append(leaves, b.e.leaf(all[half:]))
+		}
 	}
 	if len(leaves) == 1 {
 		leaves[0].lf.id = 0
