@@ -1,12 +1,20 @@
 // Benchmarks: a one-operation delta on states of 1 KB to 10 MB (against
-// evanphx), and text streamed in small pieces.
+// evanphx), the cost table of issue 10 on four state shapes, memory held per
+// byte of parsed JSON text, the worst legal deltas, and text streamed in
+// small pieces.
 
 package aguistate
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/aguistate/aguistate/internal/jsonv"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 )
@@ -114,4 +122,350 @@ func BenchmarkStreamText(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/event")
 		})
 	}
+}
+
+// wideArrayState returns {"sections":[...]} of about size bytes: sections
+// of about 240 bytes each, so that 10 MB holds about 43,000 of them.
+func wideArrayState(size int) string {
+	var b strings.Builder
+	b.WriteString(`{"sections":[`)
+	for s := 0; b.Len() < size; s++ {
+		if s > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":"sec-%d","title":"Section %d of the plan","score":%d,"done":false,"owner":"agent","tags":["x","y","z"],"notes":"Notes on section %d, kept short but not too short to be realistic."}`, s, s, s%100, s)
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+// wideObjectState returns an object of about size bytes whose members, of
+// about 58 bytes each, are keyed by item: 10 MB holds about 180,000.
+func wideObjectState(size int) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := 0; b.Len() < size; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"item-%06d":{"id":%d,"score":%d,"name":"Item %d"}`, i, i, i%100, i)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// listState returns an array of about size bytes of 100-byte elements: 10
+// MB holds about 100,000.
+func listState(size int) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := 0; b.Len() < size; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":%d,"kind":"event","label":"Element %06d of the list","value":%d.5,"flag":true,"refs":[1,2]}`, i, i, i%1000)
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// zerosState returns [0,0,...] of about size bytes.
+func zerosState(size int) string {
+	n := max(size/2, 1)
+	return "[" + strings.Repeat("0,", n-1) + "0]"
+}
+
+// costCase is one row of the cost table: a state shape, and the events
+// that a benchmark applies in turn, each one operation. Rows whose edit
+// cannot repeat (adding a member) alternate it with its inverse, so ns/op
+// is the mean of the two.
+type costCase struct {
+	name   string
+	state  func(size int) string
+	events func(state *jsonv.Node) []string
+}
+
+var costCases = []costCase{
+	{"sections-replace", benchState, func(st *jsonv.Node) []string {
+		mid := st.Get("sections").Len() / 2
+		return []string{
+			fmt.Sprintf(`[{"op":"replace","path":"/sections/%d/items/7/done","value":true}]`, mid),
+			fmt.Sprintf(`[{"op":"replace","path":"/sections/%d/items/7/done","value":false}]`, mid),
+		}
+	}},
+	{"wide-array-replace-score", wideArrayState, func(st *jsonv.Node) []string {
+		mid := st.Get("sections").Len() / 2
+		return []string{
+			fmt.Sprintf(`[{"op":"replace","path":"/sections/%d/score","value":7}]`, mid),
+			fmt.Sprintf(`[{"op":"replace","path":"/sections/%d/score","value":8}]`, mid),
+		}
+	}},
+	{"wide-object-add", wideObjectState, func(*jsonv.Node) []string {
+		return []string{
+			`[{"op":"add","path":"/new-member","value":{"id":1,"score":2,"name":"New"}}]`,
+			`[{"op":"remove","path":"/new-member"}]`,
+		}
+	}},
+	{"wide-object-remove", wideObjectState, func(st *jsonv.Node) []string {
+		name := fmt.Sprintf("item-%06d", st.Len()/2)
+		return []string{
+			fmt.Sprintf(`[{"op":"remove","path":"/%s"}]`, name),
+			fmt.Sprintf(`[{"op":"add","path":"/%s","value":{"id":1,"score":2,"name":"Back"}}]`, name),
+		}
+	}},
+	{"list-insert-0", listState, func(*jsonv.Node) []string {
+		return []string{
+			`[{"op":"add","path":"/0","value":{"id":-1,"kind":"new"}}]`,
+			`[{"op":"remove","path":"/0"}]`,
+		}
+	}},
+}
+
+var costSizes = []struct {
+	name string
+	size int
+}{
+	{"1KB", 1 << 10}, {"1MB", 1 << 20}, {"10MB", 10 << 20},
+}
+
+// BenchmarkCost measures one STATE_DELTA event of one operation, from its
+// JSON text to the published state, for every row of the cost table of
+// issue 10 at 1 KB, 1 MB and 10 MB. The target: the 10 MB cost is at most
+// 3 times the 1 KB cost on every row.
+func BenchmarkCost(b *testing.B) {
+	for _, cc := range costCases {
+		for _, sz := range costSizes {
+			b.Run(cc.name+"/"+sz.name, func(b *testing.B) {
+				c := New(nil)
+				if err := c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":` + cc.state(sz.size) + `}`)); err != nil {
+					b.Fatal(err)
+				}
+				var events [][]byte
+				for _, d := range cc.events(c.State().node()) {
+					events = append(events, []byte(`{"type":"STATE_DELTA","delta":`+d+`}`))
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; b.Loop(); i++ {
+					if err := c.Apply(events[i%len(events)]); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// parseShapes are the state shapes whose parsed memory is measured, at
+// about 10 MB of text each.
+var parseShapes = []struct {
+	name string
+	text func(size int) string
+}{
+	{"zeros", zerosState},
+	{"sections", benchState},
+	{"wide-object", wideObjectState},
+	{"wide-array", wideArrayState},
+	{"list", listState},
+}
+
+// heldPerByte returns the live heap that the value made by parse holds, per
+// byte of text, measured after garbage collection.
+func heldPerByte(text []byte, parse func([]byte) any) float64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	v := parse(text)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(v)
+	return float64(after.HeapAlloc-before.HeapAlloc) / float64(len(text))
+}
+
+// BenchmarkParse parses each shape with jsonv.Parse and reports the memory
+// the result holds per byte of text; BenchmarkParseStdlib does the same
+// with encoding/json into any, the target to meet. Both targets: at most
+// what encoding/json costs, in time and memory, and at most 6 bytes held
+// per byte of text.
+func BenchmarkParse(b *testing.B) {
+	for _, sh := range parseShapes {
+		b.Run(sh.name, func(b *testing.B) {
+			text := []byte(sh.text(10 << 20))
+			parse := func(t []byte) any {
+				n, err := jsonv.Parse(t, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				return n
+			}
+			held := heldPerByte(text, parse)
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				parse(text)
+			}
+			b.ReportMetric(held, "held-B/text-B")
+		})
+	}
+}
+
+func BenchmarkParseStdlib(b *testing.B) {
+	for _, sh := range parseShapes {
+		b.Run(sh.name, func(b *testing.B) {
+			text := []byte(sh.text(10 << 20))
+			parse := func(t []byte) any {
+				var v any
+				if err := json.Unmarshal(t, &v); err != nil {
+					b.Fatal(err)
+				}
+				return v
+			}
+			held := heldPerByte(text, parse)
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				parse(text)
+			}
+			b.ReportMetric(held, "held-B/text-B")
+		})
+	}
+}
+
+// BenchmarkSnapshot16MiB applies a STATE_SNAPSHOT of [0,0,...] as large as
+// the default MaxEventSize allows (16 MiB): the target is well under a
+// second.
+func BenchmarkSnapshot16MiB(b *testing.B) {
+	const wrap = `{"type":"STATE_SNAPSHOT","snapshot":}`
+	event := []byte(`{"type":"STATE_SNAPSHOT","snapshot":` + zerosState(16<<20-len(wrap)) + `}`)
+	b.SetBytes(int64(len(event)))
+	b.ReportAllocs()
+	for b.Loop() {
+		c := New(nil)
+		if err := c.Apply(event); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// worstDeltas are legal STATE_DELTA events that make the engine work hard
+// under the default limits, each with the state it applies to. An event
+// may run out of its work budget (ErrLimit): the benchmark measures the
+// time it takes to apply or to be refused.
+var worstDeltas = []struct {
+	name  string
+	build func() (state, delta string)
+}{
+	// The 330 KB delta of issue 10: copy and remove alternate on an object
+	// whose 15 other members have names of 1 MiB. Each copy ends what the
+	// patch may edit in place, so the remove after it copies the object.
+	{"copy-remove-long-names", func() (string, string) {
+		var b strings.Builder
+		b.WriteByte('{')
+		for i := range 15 {
+			fmt.Fprintf(&b, `"%s%02d":%d,`, strings.Repeat("n", 1<<20-2), i, i)
+		}
+		b.WriteString(`"a":{"x":1}}`)
+		return b.String(), repeatOps(330<<10, `{"op":"copy","from":"/a","path":"/b"}`, `{"op":"remove","path":"/b"}`)
+	}},
+	// Copies alternate with edits at the bottom of 1,000 nested objects of
+	// 60 members: each edit copies its whole path again, until the budget
+	// runs out.
+	{"copy-edit-deep", func() (string, string) {
+		level := make([]string, 60)
+		for i := range level {
+			level[i] = fmt.Sprintf(`"m%d":%d`, i, i)
+		}
+		members := strings.Join(level, ",")
+		state := strings.Repeat(`{`+members+`,"k":`, 998) + `0` + strings.Repeat(`}`, 998)
+		replace := `{"op":"replace","path":"` + strings.Repeat("/k", 998) + `","value":1}`
+		return state, repeatOps(16<<20-1<<10, `{"op":"copy","from":"/m0","path":"/m1"}`, replace)
+	}},
+	// Copies alternate with inserts at the front of an array of a million
+	// elements, 10,000 operations in all.
+	{"copy-insert-wide", func() (string, string) {
+		state := `{"a":[` + strings.Repeat("0,", 1_000_000-1) + `0]}`
+		ops := make([]string, 0, 10_000)
+		for len(ops) < 10_000 {
+			ops = append(ops, `{"op":"copy","from":"/a/5","path":"/b"}`, `{"op":"add","path":"/a/0","value":1}`)
+		}
+		return state, "[" + strings.Join(ops, ",") + "]"
+	}},
+	// A test of an object of 500,000 members, given in the reverse order of
+	// the state's, so that every member is looked up by name.
+	{"test-reversed-object", func() (string, string) {
+		members := make([]string, 500_000)
+		for i := range members {
+			members[i] = fmt.Sprintf(`"k%d":%d`, i, i)
+		}
+		state := "{" + strings.Join(members, ",") + "}"
+		slices.Reverse(members)
+		return state, `[{"op":"test","path":"","value":{` + strings.Join(members, ",") + `}}]`
+	}},
+}
+
+// repeatOps returns a patch of the operations ops, repeated in turn until
+// the patch is about size bytes long or has 10,000 operations.
+func repeatOps(size int, ops ...string) string {
+	var out []string
+	n := 0
+	for n < size && len(out) < 10_000 {
+		op := ops[len(out)%len(ops)]
+		out = append(out, op)
+		n += len(op) + 1
+	}
+	return "[" + strings.Join(out, ",") + "]"
+}
+
+// BenchmarkWorstDelta applies each of worstDeltas to its state. The README
+// promises about a second for the worst delta the default limits allow.
+func BenchmarkWorstDelta(b *testing.B) {
+	for _, wd := range worstDeltas {
+		b.Run(wd.name, func(b *testing.B) {
+			state, delta := wd.build()
+			c := New(nil)
+			if err := c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":` + state + `}`)); err != nil {
+				b.Fatal(err)
+			}
+			event := []byte(`{"type":"STATE_DELTA","delta":` + delta + `}`)
+			b.SetBytes(int64(len(event)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := c.Apply(event); err != nil && !errors.Is(err, ErrLimit) {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSplitPairs streams TEXT_MESSAGE_CONTENT events into a 7 MiB
+// message, each ending with the high half of a UTF-16 pair whose low half
+// starts the next (issue 10: 12.8 KB of such events held 1.39 GiB). Each
+// event must cost its piece, not the message: ns/op and B/op are per event,
+// and held-MiB is the live heap after them, the 7 MiB message included.
+func BenchmarkSplitPairs(b *testing.B) {
+	c := New(&Options{MaxMessageSize: 1 << 30})
+	events := []string{`{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}`}
+	chunk := `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"` + strings.Repeat("y", 1<<20) + `"}`
+	for range 7 {
+		events = append(events, chunk)
+	}
+	events = append(events, `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"\ud83d"}`)
+	for _, ev := range events {
+		if err := c.Apply([]byte(ev)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	split := []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"\ude00x\ud83d"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := c.Apply(split); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	runtime.KeepAlive(c)
+	b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "held-MiB")
 }

@@ -20,9 +20,12 @@ type Change struct {
 	// Event is the event as received, or the zero Event (Type "") for a
 	// local change.
 	Event Event
-	// StateChanged reports that the state is now a different JSON value
-	// (RFC 6902 equality). An empty delta, an equal snapshot and a skipped
-	// patch leave it false.
+	// StateChanged reports that the event changed the state (RFC 6902
+	// equality). A STATE_DELTA changes it when an operation adds or removes
+	// a value, or writes one unequal to the value it replaces; a copy or
+	// move unless it puts back the very value that was there. So a delta
+	// that undoes its own operations reports a change. An empty delta, an
+	// equal snapshot and a skipped patch leave it false.
 	StateChanged bool
 	// Added, Replaced and Removed are the ids of the messages the event
 	// appended or inserted, changed in place (by value), and dropped.

@@ -120,7 +120,7 @@ func (c *Consumer) apply(event []byte, id *string) (Event, error) {
 	if t.warn != nil {
 		ch.Warning = &EventError{Position: ev.Position, Type: ev.Type, Err: t.warn}
 	}
-	ch.StateChanged = !jsonv.Equal(old.state, t.next.state)
+	ch.StateChanged = t.stateChanged()
 	ch.Diverged = t.next.diverged
 	c.publish(t)
 	c.notify(ch)

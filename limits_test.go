@@ -146,50 +146,53 @@ func TestDeepNestingDoesNotOverflow(t *testing.T) {
 }
 
 // TestPatchWorkIsBounded checks that a patch of legal size cannot make the
-// engine do quadratic work: removing the first member of a wide object
-// over and over runs out of its work budget (ErrLimit), while the same
-// number of removes from the end, which move nothing, apply.
+// engine do quadratic work. A copy seals what the patch has built, so an
+// edit after it copies its whole path again: alternating copies with edits
+// at the bottom of a deep state runs out of the work budget (ErrLimit),
+// while the same edits without the copies, which change in place what the
+// patch owns, apply.
 func TestPatchWorkIsBounded(t *testing.T) {
 	t.Parallel()
-	const width, removes = 20_000, 5_000
-	members := make([]string, width)
-	for i := range members {
-		members[i] = fmt.Sprintf(`"k%d":0`, i)
+	const depth, width, edits = 200, 60, 100
+	level := make([]string, width)
+	for i := range level {
+		level[i] = fmt.Sprintf(`"m%d":%d`, i, i)
 	}
-	snapshot := `{"type":"STATE_SNAPSHOT","snapshot":{` + strings.Join(members, ",") + `}}`
-	patch := func(first bool) string {
-		ops := make([]string, removes)
-		for i := range ops {
-			k := i
-			if !first {
-				k = width - 1 - i
+	members := strings.Join(level, ",")
+	snapshot := `{"type":"STATE_SNAPSHOT","snapshot":` + strings.Repeat(`{`+members+`,"k":`, depth) + `0` + strings.Repeat(`}`, depth) + `}`
+	path := strings.Repeat("/k", depth)
+	patch := func(copies bool) string {
+		var ops []string
+		for i := range edits {
+			if copies {
+				ops = append(ops, `{"op":"copy","from":"/m0","path":"/m1"}`)
 			}
-			ops[i] = fmt.Sprintf(`{"op":"remove","path":"/k%d"}`, k)
+			ops = append(ops, fmt.Sprintf(`{"op":"replace","path":"%s","value":%d}`, path, i))
 		}
 		return `{"type":"STATE_DELTA","delta":[` + strings.Join(ops, ",") + `]}`
 	}
-	opts := &Options{MaxStateSize: 10 << 20} // a 10 M budget: 5,000 removes of 20,000 shifts is 100 M
+	opts := &Options{MaxStateSize: 10 << 20} // each edit after a copy copies 200 objects of 60 members: 100 of them pass 10 MB
 	c := New(opts)
 	require.NoError(t, c.Apply([]byte(snapshot)))
+	before := c.State().String()
 	err := c.Apply([]byte(patch(true)))
 	require.ErrorIs(t, err, ErrLimit, "quadratic work is refused")
-	assert.Contains(t, err.Error(), "more than 10485760 members and elements")
-	assert.Equal(t, width, c.State().node().Len(), "nothing was applied")
-	require.NoError(t, c.Apply([]byte(patch(false))), "removes that move nothing are cheap")
-	assert.Equal(t, width-removes, c.State().node().Len())
+	assert.Contains(t, err.Error(), "more than 10485760 bytes of work")
+	assert.Equal(t, before, c.State().String(), "nothing was applied")
+	require.NoError(t, c.Apply([]byte(patch(false))), "edits that change in place what the patch owns are cheap")
 }
 
-// TestPatchWorkCountsEverything checks the work that is not a move or a
-// copy: rescanning a wide container when its only deepest child gets
-// shallower, and comparing long numbers in test operations.
+// TestPatchWorkCountsEverything checks the work that is not an edit's
+// copies: comparing long numbers in test operations, and copying the path
+// of a wide array after each copy operation.
 func TestPatchWorkCountsEverything(t *testing.T) {
 	t.Parallel()
 	opts := &Options{MaxStateSize: 1 << 20}
 	tests := []struct {
 		name, snapshot, op string
 	}{
-		{"rescans", `[[],` + strings.Repeat("0,", 100_000) + `0]`, `{"op":"add","path":"/0/0","value":[]},{"op":"remove","path":"/0/0"}`},
 		{"long numbers", `{"n":1` + strings.Repeat("0", 100_000) + `}`, `{"op":"test","path":"/n","value":1e100000}`},
+		{"copies of a wide array", `{"a":[` + strings.Repeat("0,", 100_000) + `0]}`, `{"op":"copy","from":"/a/0","path":"/b"},{"op":"add","path":"/a/0","value":1}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

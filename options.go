@@ -41,9 +41,9 @@ type Options struct {
 	MaxPatchOps int
 	// MaxStateSize is the largest state, in bytes of compact JSON text. It
 	// is checked after each operation of a patch, so repeated copies cannot
-	// blow memory up. It also bounds the work of one patch, in members and
-	// elements moved or copied, so a patch cannot take quadratic time.
-	// Default 64 MiB.
+	// blow memory up. It also bounds the work of one patch, in bytes copied,
+	// hashed and compared (at least 1 MiB), so a patch cannot take quadratic
+	// time. Default 64 MiB.
 	MaxStateSize int
 	// MaxMessages is the most messages held. Default 10,000.
 	MaxMessages int
@@ -71,11 +71,16 @@ func (o Options) withDefaults() Options {
 
 // stateLimits are the limits on the state and the patches that change it.
 func (o *Options) stateLimits() limits {
-	return limits{ops: o.MaxPatchOps, size: o.MaxStateSize, depth: o.MaxDepth, work: o.MaxStateSize}
+	return limits{ops: o.MaxPatchOps, size: o.MaxStateSize, depth: o.MaxDepth, work: patchWork(o.MaxStateSize)}
 }
 
 // messageLimits are the limits on one message and the patches that change
 // an activity message's content.
 func (o *Options) messageLimits() limits {
-	return limits{ops: o.MaxPatchOps, size: o.MaxMessageSize, depth: o.MaxDepth, work: o.MaxMessageSize}
+	return limits{ops: o.MaxPatchOps, size: o.MaxMessageSize, depth: o.MaxDepth, work: patchWork(o.MaxMessageSize)}
 }
+
+// patchWork is the work budget of one patch on a document of at most size
+// bytes, in bytes copied, hashed and compared: size, and at least 1 MiB so
+// that small limits leave room for patches of many operations.
+func patchWork(size int) int { return max(size, 1<<20) }

@@ -120,62 +120,79 @@ func pointerMember(n *jsonv.Node, name string) (string, []string, error) {
 
 // applyPatch applies decoded operations to doc in order, all or none (RFC
 // 6902 section 5). It never modifies doc: it returns a new document that
-// shares every container the patch does not touch, or doc itself and a
+// shares every node the patch does not touch, or doc itself and a
 // *PatchError wrapping ErrPatchFailed. A document that grows past lim.size
 // bytes of JSON text or lim.depth levels of nesting after any operation
 // fails with a *PatchError wrapping ErrLimit instead; checking after each
-// operation keeps repeated copies from growing it without bound.
+// operation keeps repeated copies from growing it without bound. So does a
+// patch whose work passes lim.work (see [patcher.cost]).
 func applyPatch(doc *jsonv.Node, ops []operation, lim limits) (*jsonv.Node, error) {
-	p := patcher{gen: jsonv.NewGen(), root: doc}
+	next, _, err := patchState(doc, ops, lim)
+	return next, err
+}
+
+// patchState is applyPatch that also reports whether the patch changed the
+// document: whether an operation wrote a value other than the one it
+// replaced (RFC 6902 section 4.6 equality), or added or removed one. A copy
+// or move changes it unless it puts a value back where it was.
+func patchState(doc *jsonv.Node, ops []operation, lim limits) (*jsonv.Node, bool, error) {
+	p := patcher{edit: jsonv.NewEdit(), root: doc}
 	for i := range ops {
 		o := &ops[i]
+		p.work += opWork
 		err := p.apply(o)
 		switch {
 		case err != nil:
 			err = fmt.Errorf("%w: %w", ErrPatchFailed, err)
-		case lim.work > 0 && p.work > lim.work:
-			err = fmt.Errorf("%w: the patch would move or copy more than %d members and elements in all", ErrLimit, lim.work)
+		case lim.work > 0 && p.cost() > lim.work:
+			err = fmt.Errorf("%w: the patch would cost more than %d bytes of work (copied, hashed and compared)", ErrLimit, lim.work)
 		default:
 			err = lim.check("the document", p.root)
 		}
 		if err != nil {
-			return doc, &PatchError{Index: i, Op: o.op, Path: o.pathText, From: o.fromText, Err: err}
+			return doc, false, &PatchError{Index: i, Op: o.op, Path: o.pathText, From: o.fromText, Err: err}
 		}
 	}
-	return p.root, nil
+	return p.root, p.changed, nil
 }
 
-// patcher builds the new document. Containers it has copied carry its
-// generation and are edited in place by later operations of the same patch,
-// so a long patch copies each container on its paths once, not once per
-// operation.
+// opWork is what an operation costs, in bytes of work, beyond the steps of
+// its paths: decoding it, checking the limits.
+const opWork = 256
+
+// patcher builds the new document as one [jsonv.Edit] batch: a container it
+// has copied is changed in place by later operations of the same patch, so
+// a long patch copies each node on its paths once, not once per operation.
 type patcher struct {
-	gen  uint64
-	root *jsonv.Node
-	path []step
-	work int // elements, members and index entries moved or copied so far
+	edit    *jsonv.Edit
+	root    *jsonv.Node
+	work    int  // bytes compared, and the fixed cost of each operation
+	changed bool // an operation changed the document
 }
+
+// cost is the work of the patch so far, in bytes: what its edits copied and
+// hashed, what it compared, and a fixed cost for each operation and each
+// step down a container. Most of it grows with the patch's own text; what
+// the budget is for is the rest: the copies (each copy operation seals the
+// batch, after which the next edits copy their paths again) and long
+// numbers of the document compared by tests.
+func (p *patcher) cost() int { return p.work + p.edit.Work() }
 
 func (p *patcher) apply(o *operation) error {
 	switch o.kind {
 	case opAdd:
-		return p.add(o.path, o.value)
+		return p.add(o.path, o.value, false)
 	case opRemove:
 		_, err := p.remove(o.path)
 		return err
 	case opReplace:
 		return p.replace(o.path, o.value)
 	case opTest:
-		v, err := jsonv.Resolve(p.root, o.path)
+		v, err := p.resolve(o.path)
 		if err != nil {
 			return err
 		}
-		// What comparing may cost: the smaller side, bar a number, whose
-		// literal is read whole.
-		p.work += o.value.Size()
-		if v.Kind() == jsonv.Number {
-			p.work += v.Size()
-		}
+		p.work += compareWork(v, o.value)
 		if !jsonv.Equal(v, o.value) {
 			return fmt.Errorf("test failed: the value at %s is not equal to \"value\"", jsonv.Quote(o.pathText))
 		}
@@ -185,121 +202,93 @@ func (p *patcher) apply(o *operation) error {
 			return fmt.Errorf("\"from\" %s is a proper prefix of \"path\"", jsonv.Quote(o.fromText))
 		}
 		if len(o.from) == len(o.path) && isProperPrefixOrEqual(o.from, o.path) {
-			_, err := jsonv.Resolve(p.root, o.from) // moving a value onto itself changes nothing
+			_, err := p.resolve(o.from) // moving a value onto itself changes nothing
 			return err
 		}
 		v, err := p.remove(o.from)
 		if err != nil {
 			return err
 		}
-		return p.add(o.path, v)
+		return p.add(o.path, v, true)
 	default: // opCopy
-		v, err := jsonv.Resolve(p.root, o.from)
+		v, err := p.resolve(o.from)
 		if err != nil {
 			return err
 		}
-		// v is about to be in two places. Freeze everything this patch has
+		// v is about to be in two places. Seal everything this patch has
 		// built so far, before the add: otherwise the add could edit in place
 		// a container that v is or holds, putting v inside itself, and no
 		// later operation may change both copies through one edit.
-		p.gen = jsonv.NewGen()
-		return p.add(o.path, v)
+		p.edit.Seal()
+		return p.add(o.path, v, true)
 	}
 }
 
-// parent makes every container from the root down to the parent of the
-// target of tokens owned by this patch, and returns that parent. It records
-// the way down, so that [patcher.done] can bring the sizes and depths of
-// the containers on it up to date after the parent is edited.
-func (p *patcher) parent(tokens []string) (*jsonv.Node, error) {
-	p.root = p.own(p.root)
-	p.path = p.path[:0]
-	cur := p.root
-	for i, t := range tokens[:len(tokens)-1] {
-		next, pos, err := jsonv.Child(cur, t)
-		if err != nil {
-			return nil, jsonv.At(err, tokens[:i+1])
+// resolve returns the value that tokens name, counting the steps.
+func (p *patcher) resolve(tokens []string) (*jsonv.Node, error) {
+	return p.edit.Resolve(p.root, tokens)
+}
+
+// compareWork bounds what comparing a and b costs, in bytes: the smaller
+// side, but two numbers are read whole.
+func compareWork(a, b *jsonv.Node) int {
+	if a.Kind() == jsonv.Number && b.Kind() == jsonv.Number {
+		return a.Size() + b.Size()
+	}
+	return min(a.Size(), b.Size())
+}
+
+// wrote records that an operation put v where old was (nil for nothing). A
+// value of the patch changes the document unless it equals old; a value
+// moved or copied from the document unless it is old itself.
+func (p *patcher) wrote(old, v *jsonv.Node, fromDoc bool) {
+	switch {
+	case p.changed:
+	case old == nil || fromDoc:
+		p.changed = old != v
+	default:
+		p.work += compareWork(old, v)
+		p.changed = !jsonv.Equal(old, v)
+	}
+}
+
+// editAt lets fn change the container c that holds the target of tokens,
+// whose last reference token is t, and puts the result in place.
+func (p *patcher) editAt(tokens []string, fn func(c *jsonv.Node, t string) (*jsonv.Node, error)) error {
+	parent := tokens[:len(tokens)-1]
+	root, err := p.edit.Update(p.root, parent, func(c *jsonv.Node) (*jsonv.Node, error) {
+		if k := c.Kind(); k != jsonv.Object && k != jsonv.Array {
+			return nil, fmt.Errorf("the parent %s is %s, not a container", jsonv.Quote(jsonv.FormatPointer(parent)), k.Phrase())
 		}
-		owned := p.own(next)
-		if owned != next {
-			if cur.Kind() == jsonv.Object {
-				cur.SetMember(pos, owned)
-			} else {
-				cur.SetElem(pos, owned)
-			}
-		}
-		p.path = append(p.path, step{cur, pos, owned.Size(), owned.Depth()})
-		cur = owned
-	}
-	if k := cur.Kind(); k != jsonv.Object && k != jsonv.Array {
-		return nil, fmt.Errorf("the parent %s is %s, not a container", jsonv.Quote(jsonv.FormatPointer(tokens[:len(tokens)-1])), k.Phrase())
-	}
-	return cur, nil
-}
-
-// own returns n, or a copy of it that this patch may edit, counting the
-// copy's work.
-func (p *patcher) own(n *jsonv.Node) *jsonv.Node {
-	owned := n.Owned(p.gen)
-	if owned != n {
-		p.work += n.Len()
-	}
-	return owned
-}
-
-// step is one container on the way down to an edit: its child at pos had
-// size and depth before the edit.
-type step struct {
-	node        *jsonv.Node
-	pos         int
-	size, depth int
-}
-
-// done updates the sizes and depths on the way down to the last edit,
-// from the bottom up.
-func (p *patcher) done() {
-	for i := len(p.path) - 1; i >= 0; i-- {
-		s := p.path[i]
-		p.work += s.node.ChildChanged(s.pos, s.size, s.depth)
-	}
-}
-
-// edit lets fn change the parent c of the target of tokens, whose last
-// reference token is t, and then brings the sizes and depths on the way
-// down up to date.
-func (p *patcher) edit(tokens []string, fn func(c *jsonv.Node, t string) error) error {
-	c, err := p.parent(tokens)
+		return fn(c, tokens[len(tokens)-1])
+	})
 	if err != nil {
 		return err
 	}
-	if err := fn(c, tokens[len(tokens)-1]); err != nil {
-		return err
-	}
-	p.done()
+	p.root = root
 	return nil
 }
 
-// add implements RFC 6902 section 4.1.
-func (p *patcher) add(tokens []string, v *jsonv.Node) error {
+// add implements RFC 6902 section 4.1. fromDoc tells that v comes from the
+// document (move, copy) rather than from the patch.
+func (p *patcher) add(tokens []string, v *jsonv.Node, fromDoc bool) error {
 	if len(tokens) == 0 {
+		p.wrote(p.root, v, fromDoc)
 		p.root = v
 		return nil
 	}
-	return p.edit(tokens, func(c *jsonv.Node, t string) error {
+	return p.editAt(tokens, func(c *jsonv.Node, t string) (*jsonv.Node, error) {
 		if c.Kind() == jsonv.Object {
-			if i := c.Lookup(t); i >= 0 {
-				p.work += c.SetMember(i, v)
-			} else {
-				p.work += c.AddMember(t, v)
-			}
-			return nil
+			c, old := p.edit.SetMember(c, t, v)
+			p.wrote(old, v, fromDoc)
+			return c, nil
 		}
 		i, err := jsonv.InsertIndex(c, t)
 		if err != nil {
-			return jsonv.At(err, tokens)
+			return nil, jsonv.At(err, tokens)
 		}
-		p.work += c.InsertElem(i, v)
-		return nil
+		p.wrote(nil, v, fromDoc)
+		return p.edit.InsertElem(c, i, v), nil
 	})
 }
 
@@ -308,18 +297,18 @@ func (p *patcher) remove(tokens []string) (removed *jsonv.Node, err error) {
 	if len(tokens) == 0 {
 		return nil, errors.New("the whole document cannot be removed")
 	}
-	err = p.edit(tokens, func(c *jsonv.Node, t string) error {
-		v, i, err := jsonv.Child(c, t)
-		if err != nil {
-			return jsonv.At(err, tokens)
-		}
-		removed = v
+	err = p.editAt(tokens, func(c *jsonv.Node, t string) (*jsonv.Node, error) {
 		if c.Kind() == jsonv.Object {
-			p.work += c.RemoveMember(i)
-		} else {
-			p.work += c.RemoveElem(i)
+			c, removed = p.edit.RemoveMember(c, t)
+		} else if i, err := jsonv.ElemIndex(c, t); err == nil {
+			c, removed = p.edit.RemoveElem(c, i)
 		}
-		return nil
+		if removed == nil {
+			_, _, err := jsonv.Child(c, t)
+			return nil, jsonv.At(err, tokens)
+		}
+		p.changed = true
+		return c, nil
 	})
 	return removed, err
 }
@@ -328,20 +317,17 @@ func (p *patcher) remove(tokens []string) (removed *jsonv.Node, err error) {
 // object member keeps its position.
 func (p *patcher) replace(tokens []string, v *jsonv.Node) error {
 	if len(tokens) == 0 {
+		p.wrote(p.root, v, false)
 		p.root = v
 		return nil
 	}
-	return p.edit(tokens, func(c *jsonv.Node, t string) error {
-		_, i, err := jsonv.Child(c, t)
+	return p.editAt(tokens, func(c *jsonv.Node, t string) (*jsonv.Node, error) {
+		old, i, err := jsonv.Child(c, t)
 		if err != nil {
-			return jsonv.At(err, tokens)
+			return nil, jsonv.At(err, tokens)
 		}
-		if c.Kind() == jsonv.Object {
-			p.work += c.SetMember(i, v)
-		} else {
-			p.work += c.SetElem(i, v)
-		}
-		return nil
+		p.wrote(old, v, false)
+		return p.edit.SetAt(c, i, v), nil
 	})
 }
 

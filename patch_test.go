@@ -5,6 +5,10 @@ package aguistate
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/aguistate/aguistate/internal/jsonv"
@@ -252,7 +256,7 @@ func plainValue(n *jsonv.Node) bool {
 	case jsonv.Number, jsonv.Null:
 		return false
 	case jsonv.Array:
-		for _, e := range n.Elems() {
+		for _, e := range n.All() {
 			if !plainValue(e) {
 				return false
 			}
@@ -352,7 +356,7 @@ func depthOf(n *jsonv.Node) int {
 	d := 0
 	switch n.Kind() {
 	case jsonv.Array:
-		for _, e := range n.Elems() {
+		for _, e := range n.All() {
 			d = max(d, depthOf(e))
 		}
 		return d + 1
@@ -364,4 +368,85 @@ func depthOf(n *jsonv.Node) int {
 		return d + 1
 	}
 	return 0
+}
+
+// TestApplyPatchWide applies random patches to a document whose array and
+// object are wide enough to be trees, chaining each result into the next
+// round, and compares every outcome with evanphx. It checks the cached
+// sizes and depths, and that no patch changes the document it was given.
+func TestApplyPatchWide(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	elems := make([]string, 300)
+	for i := range elems {
+		elems[i] = fmt.Sprintf(`{"x":%d}`, i)
+		if i%3 == 0 {
+			elems[i] = strconv.Itoa(i)
+		}
+	}
+	members := make([]string, 200)
+	for i := range members {
+		members[i] = fmt.Sprintf(`"k%d":[%d]`, i, i)
+	}
+	doc := mustParse(t, `{"a":[`+strings.Join(elems, ",")+`],"o":{`+strings.Join(members, ",")+`}}`)
+	value := func() string {
+		switch rng.IntN(3) {
+		case 0:
+			return strconv.Itoa(rng.IntN(1000))
+		case 1:
+			return fmt.Sprintf(`{"x":[%d,{"y":"z"}]}`, rng.IntN(1000))
+		}
+		return `"s"`
+	}
+	for round := range 300 {
+		n, m := doc.Get("a").Len(), 250
+		elem := func(extra int) string { return fmt.Sprintf("/a/%d", rng.IntN(n+extra)) }
+		member := func() string { return fmt.Sprintf("/o/k%d", rng.IntN(m)) }
+		var ops []string
+		for range 1 + rng.IntN(12) {
+			var op string
+			switch rng.IntN(12) {
+			case 0:
+				op = fmt.Sprintf(`{"op":"add","path":"%s","value":%s}`, elem(1), value())
+			case 1:
+				op = fmt.Sprintf(`{"op":"remove","path":"%s"}`, elem(0))
+			case 2:
+				op = fmt.Sprintf(`{"op":"replace","path":"%s","value":%s}`, elem(0), value())
+			case 3:
+				op = fmt.Sprintf(`{"op":"move","from":"%s","path":"%s"}`, elem(0), elem(0))
+			case 4:
+				op = fmt.Sprintf(`{"op":"copy","from":"%s","path":"%s"}`, elem(0), elem(1))
+			case 5:
+				op = fmt.Sprintf(`{"op":"add","path":"%s","value":%s}`, member(), value())
+			case 6:
+				op = fmt.Sprintf(`{"op":"remove","path":"%s"}`, member())
+			case 7:
+				op = fmt.Sprintf(`{"op":"replace","path":"%s","value":%s}`, member(), value())
+			case 8:
+				op = fmt.Sprintf(`{"op":"move","from":"%s","path":"%s"}`, member(), member())
+			case 9:
+				op = fmt.Sprintf(`{"op":"copy","from":"%s","path":"%s/-"}`, elem(0), member())
+			case 10:
+				op = fmt.Sprintf(`{"op":"add","path":"%s/x/-","value":%s}`, elem(0), value())
+			default:
+				op = fmt.Sprintf(`{"op":"test","path":"%s","value":"s"}`, elem(0))
+			}
+			ops = append(ops, op)
+		}
+		patchText := "[" + strings.Join(ops, ",") + "]"
+		before := string(jsonv.Marshal(doc))
+		got, err := applyText(t, before, patchText)
+		want, werr, ok := evanphx([]byte(before), []byte(patchText))
+		require.True(t, ok, "evanphx panicked")
+		if werr != nil {
+			require.Error(t, err, "round %d: evanphx fails (%v), we apply %s", round, werr, patchText)
+			continue
+		}
+		require.NoError(t, err, "round %d: %s", round, patchText)
+		require.True(t, jsonv.Equal(mustParse(t, string(want)), got), "round %d: %s", round, patchText)
+		require.Equal(t, len(jsonv.Marshal(got)), got.Size(), "round %d: the cached size", round)
+		require.Equal(t, depthOf(got), got.Depth(), "round %d: the cached depth", round)
+		require.Equal(t, before, string(jsonv.Marshal(doc)), "round %d: the document given is unchanged", round)
+		doc = got
+	}
 }

@@ -29,7 +29,7 @@ func (t *txn) stateDelta(ev *jsonv.Node) error {
 	if err != nil {
 		return err
 	}
-	state, err := applyPatch(t.next.state, ops, lim)
+	state, changed, err := patchState(t.next.state, ops, lim)
 	if errors.Is(err, ErrLimit) {
 		return err
 	}
@@ -37,6 +37,20 @@ func (t *txn) stateDelta(ev *jsonv.Node) error {
 		t.warn, t.next.diverged = err, true
 		return nil
 	}
-	t.next.state = state
+	t.next.state, t.patched, t.patchChanged = state, state, changed
 	return nil
+}
+
+// stateChanged reports whether the change made the state a different JSON
+// value. A delta knows it from its operations (see patchState); any other
+// new state is compared with the old one.
+func (t *txn) stateChanged() bool {
+	switch s := t.next.state; {
+	case s == t.old.state:
+		return false
+	case s == t.patched:
+		return t.patchChanged
+	default:
+		return !jsonv.Equal(t.old.state, s)
+	}
 }

@@ -22,6 +22,9 @@ type txn struct {
 	ownMessages bool // next.messages is a copy this txn may edit
 	ownIndex    bool // next.index is a copy this txn may edit
 
+	patched      *jsonv.Node // the state a STATE_DELTA made, if one did
+	patchChanged bool        // whether that delta changed the state
+
 	warn                     error     // the reason the event was skipped, if it was
 	added, replaced, removed []string  // message ids, in the order of the edits
 	touched                  []Message // messages added or replaced, for the limits

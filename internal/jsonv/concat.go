@@ -4,28 +4,51 @@ package jsonv
 
 import (
 	"unicode/utf16"
+	"unicode/utf8"
 	"unsafe"
 )
 
 // Concat appends to strings that grow by small pieces (a message's text as
 // it streams) in time proportional to the piece, not to the whole string.
 //
-// It keeps, for each string it made, a byte buffer with room to grow, whose
-// length marks how far the buffer is used. A string it made covers
-// buf[:len], and Concat only ever writes at buf[len:], so no string it
-// returned ever changes: older values of the message keep seeing exactly
-// their own bytes, and readers need no lock. When the string to extend is
-// not the one at the end of its buffer (it was extended already, by an
-// event that was then rejected, or it did not come from Concat), it is
-// copied into a new buffer instead. The zero Concat is ready to use; it is
-// not safe for concurrent use.
+// A string it makes covers the start of a byte buffer with room to grow,
+// and knows the buffer. The buffer's length marks how far it is used, and
+// Concat only ever writes past it, so no string it returned ever changes:
+// older values of the message keep seeing their own bytes, and readers need
+// no lock. A string that is not at the end of its buffer (it was extended
+// already, by an event that was then rejected), that another Concat made,
+// or that did not come from a Concat is copied into a new buffer instead.
+// Nothing else holds the buffers: one is freed with the last string that
+// uses it, and is at most half as long again as its longest string, and 16
+// bytes.
+//
+// A UTF-16 surrogate pair split between two pieces joins into one code
+// point, as it does in the JavaScript strings AG-UI producers stream, so
+// that the text equals what a parser would make of the pair. The high half
+// is kept beside the buffer until the next piece shows whether it pairs, so
+// that joining costs the piece too.
+//
+// The zero Concat is ready to use. It is not safe for concurrent use, and
+// must not be copied after first use.
 type Concat struct {
-	bufs map[*byte][]byte // buffer start → the buffer, length = bytes in use
+	_ byte // a Concat has an address of its own, which its buffers name
 }
 
-// maxBuffers bounds how many growing strings a Concat follows at once;
-// past it, one it follows (chosen by map order) is forgotten.
-const maxBuffers = 1024
+// growBuf is the buffer of strings made by one Concat.
+type growBuf struct {
+	buf []byte // len: the bytes in use
+	by  *Concat
+}
+
+// grown is a String made by Concat: text covers the start of buf. A text
+// that ends in a lone high surrogate keeps it in hi rather than in buf (its
+// text is text followed by hi), so that a low surrogate in the next piece
+// can join it without touching bytes that text covers.
+type grown struct {
+	scalar
+	buf *growBuf
+	hi  rune
+}
 
 // Append returns a String node holding s's text followed by piece. s must be
 // a String node, or nil for none.
@@ -33,53 +56,96 @@ func (c *Concat) Append(s *Node, piece string) *Node {
 	if s == nil {
 		return NewString(piece)
 	}
-	old := s.str
-	if r, ok := surrogatePair(old, piece); ok {
-		// A UTF-16 pair split between two pieces joins into one code point,
-		// as it does in the JavaScript strings AG-UI producers stream, so
-		// that the text equals what a parser would make of it.
-		return NewString(old[:len(old)-3] + string(r) + piece[3:])
+	if piece == "" {
+		return s
 	}
-	var buf []byte
-	if len(old) > 0 {
-		if b, ok := c.bufs[unsafe.StringData(old)]; ok && len(b) == len(old) {
-			buf = b
+	head, hi := s.stringParts()
+	size := s.Size() // of `"` head hi `"`
+	if hi != 0 {
+		size -= 6 // \uXXXX
+	}
+	// What follows head: mid, then rest.
+	var midBuf [4]byte
+	mid, rest, cut := midBuf[:0], piece, 0
+	if hi != 0 {
+		if lo, ok := leadingLow(piece); ok {
+			mid, rest = utf8.AppendRune(mid, utf16.DecodeRune(hi, lo)), piece[3:]
+		} else {
+			mid = appendWTF8(mid, hi)
 		}
+	} else if r, ok := surrogatePair(head, piece); ok {
+		cut, size = 3, size-6
+		mid, rest = utf8.AppendRune(mid, r), piece[3:]
 	}
-	if buf == nil || cap(buf)-len(buf) < len(piece) {
-		grown := make([]byte, len(old), 2*(len(old)+len(piece))+16)
-		copy(grown, old)
-		if buf != nil {
-			delete(c.bufs, unsafe.SliceData(buf))
-		}
-		buf = grown
+	var pending rune
+	if r, ok := trailingHigh(rest); ok {
+		pending, rest = r, rest[:len(rest)-3]
 	}
-	buf = append(buf, piece...)
-	if c.bufs == nil {
-		c.bufs = make(map[*byte][]byte)
+	size += StringSize(rest) - 2
+	switch len(mid) {
+	case 3: // a lone surrogate, written \uXXXX
+		size += 6
+	case 4: // a joined pair
+		size += 4
 	}
-	for k := range c.bufs {
-		if len(c.bufs) < maxBuffers {
-			break
-		}
-		delete(c.bufs, k)
+	if pending != 0 {
+		size += 6
 	}
-	c.bufs[unsafe.SliceData(buf)] = buf
-	text := unsafe.String(unsafe.SliceData(buf), len(buf))
-	return &Node{kind: String, str: text, size: s.size + StringSize(piece) - 2}
+	g := c.bufferOf(s, head)
+	n := len(head) - cut + len(mid) + len(rest)
+	if g == nil || cut > 0 || cap(g.buf) < n {
+		buf := make([]byte, 0, n+n/2+16)
+		g = &growBuf{buf: append(buf, head[:len(head)-cut]...), by: c}
+	}
+	g.buf = append(append(g.buf, mid...), rest...)
+	text := unsafe.String(unsafe.SliceData(g.buf), len(g.buf))
+	h := header(String, size)
+	h.meta |= grownFlag
+	return &(&grown{scalar{h, text}, g, pending}).Node
+}
+
+// bufferOf returns the buffer that s, of text head, was made in when c made
+// it and it is at the buffer's end; otherwise nil.
+func (c *Concat) bufferOf(s *Node, head string) *growBuf {
+	if s.meta&grownFlag == 0 {
+		return nil
+	}
+	g := (*grown)(unsafe.Pointer(s)).buf
+	if g.by != c || len(g.buf) != len(head) {
+		return nil
+	}
+	return g
 }
 
 // surrogatePair reports whether a ends with a high surrogate and b starts
 // with a low one (each in its three-byte WTF-8 form, see Parse), and
 // returns the code point they make together.
 func surrogatePair(a, b string) (rune, bool) {
-	if len(a) < 3 || len(b) < 3 || a[len(a)-3] != 0xED || b[0] != 0xED {
+	hi, ok := trailingHigh(a)
+	if !ok {
 		return 0, false
 	}
-	hi := rune(a[len(a)-2]&0x3F)<<6 | rune(a[len(a)-1]&0x3F) | 0xD000
-	lo := rune(b[1]&0x3F)<<6 | rune(b[2]&0x3F) | 0xD000
-	if hi < 0xD800 || hi > 0xDBFF || lo < 0xDC00 || lo > 0xDFFF {
+	lo, ok := leadingLow(b)
+	if !ok {
 		return 0, false
 	}
 	return utf16.DecodeRune(hi, lo), true
+}
+
+// trailingHigh returns the high surrogate that s ends with, in WTF-8.
+func trailingHigh(s string) (rune, bool) {
+	if len(s) < 3 || s[len(s)-3] != 0xED {
+		return 0, false
+	}
+	r := 0xD000 | rune(s[len(s)-2]&0x3F)<<6 | rune(s[len(s)-1]&0x3F)
+	return r, r >= 0xD800 && r <= 0xDBFF
+}
+
+// leadingLow returns the low surrogate that s starts with, in WTF-8.
+func leadingLow(s string) (rune, bool) {
+	if len(s) < 3 || s[0] != 0xED {
+		return 0, false
+	}
+	r := 0xD000 | rune(s[1]&0x3F)<<6 | rune(s[2]&0x3F)
+	return r, r >= 0xDC00 && r <= 0xDFFF
 }

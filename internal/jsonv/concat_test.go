@@ -3,10 +3,12 @@
 package jsonv
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestConcat(t *testing.T) {
@@ -56,4 +58,69 @@ func TestConcatJoinsSurrogates(t *testing.T) {
 	assert.Equal(t, len(Marshal(got)), got.Size())
 	lone := c.Append(hi, "x")
 	assert.Equal(t, `"a\ud83dx"`, string(Marshal(lone)), "a lone surrogate stays one")
+}
+
+// TestConcatSplitPairs checks pairs split between pieces, as a producer
+// streaming UTF-16 may split them: the high half waits beside the buffer,
+// joins the low half of the next piece, and older values keep their text.
+func TestConcatSplitPairs(t *testing.T) {
+	t.Parallel()
+	piece := func(s string) string { // a piece as the parser decodes it
+		n, err := Parse([]byte(s), 0)
+		require.NoError(t, err)
+		return n.Text()
+	}
+	var c Concat
+	a := c.Append(NewString("x"), piece(`"a\ud83d"`))
+	assert.Equal(t, `"xa\ud83d"`, string(Marshal(a)), "a lone high surrogate is kept")
+	b := c.Append(a, piece(`"\ude00b"`))
+	assert.Equal(t, "xa😀b", b.Text(), "the halves join")
+	branch := c.Append(a, "y")
+	assert.Equal(t, `"xa\ud83dy"`, string(Marshal(branch)), "a piece without the low half leaves the high one alone")
+	lone := c.Append(b, piece(`"\udfff"`))
+	assert.Equal(t, `"xa😀b\udfff"`, string(Marshal(lone)), "a low half with nothing to join stays lone")
+	twice := c.Append(c.Append(b, piece(`"\ud83d"`)), piece(`"\ud83d"`))
+	assert.Equal(t, `"xa😀b\ud83d\ud83d"`, string(Marshal(twice)), "two high halves in a row")
+	for _, n := range []*Node{a, b, branch, lone, twice} {
+		assert.Equal(t, len(Marshal(n)), n.Size(), "the size of %s", Marshal(n))
+		re, err := Parse(Marshal(n), 0)
+		require.NoError(t, err)
+		assert.True(t, Equal(re, n), "equal to what a parser makes of its text: %s", Marshal(n))
+	}
+	assert.Equal(t, `"xa\ud83d"`, string(Marshal(a)), "older values never change")
+}
+
+// TestConcatSplitPairCostsThePiece checks that joining a split pair at the
+// end of a long text copies nothing of the text.
+func TestConcatSplitPairCostsThePiece(t *testing.T) {
+	var c Concat
+	s := c.Append(NewString("x"), strings.Repeat("y", 1<<20))
+	hi, lo := "\xed\xa0\xbd", "\xed\xb8\x80" // U+D83D and U+DE00 in WTF-8
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 100 {
+		s = c.Append(c.Append(s, "z"+hi), lo+"w")
+	}
+	runtime.ReadMemStats(&after)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<10), "200 pieces on a 1 MB text allocate the pieces, not the text")
+	assert.Equal(t, strings.Repeat("z😀w", 100), s.Text()[1<<20+1:])
+}
+
+// TestConcatLetsGo checks that a Concat keeps no buffer that no value uses.
+func TestConcatLetsGo(t *testing.T) {
+	var c Concat
+	heap := func() uint64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	base := heap()
+	for range 64 {
+		s := NewString("")
+		for range 256 {
+			s = c.Append(s, strings.Repeat("x", 4<<10)) // a 1 MB message, dropped
+		}
+	}
+	assert.Less(t, heap(), base+(16<<20), "64 dropped 1 MB messages are freed")
 }

@@ -1,30 +1,166 @@
-// Persistent edits: functions that return a changed copy of a value and
-// leave the value itself as it is.
+// Edits: persistent ones, which return a changed copy of a value and leave
+// the value as it is, and batches of them.
 
 package jsonv
+
+import "github.com/aguistate/aguistate/internal/persist"
+
+// Edit is one batch of edits of JSON values, such as one RFC 6902 patch.
+// Every edit returns a new value and leaves the values it was given as they
+// were, but the nodes a batch copies belong to it, and its later edits
+// change them in place: a batch copies each node on its paths at most once.
+// So a value the batch made may stand in one place only, until [Edit.Seal].
+//
+// A nil *Edit is valid: each edit is then a batch of its own.
+type Edit struct {
+	owner *persist.Owner
+	work  int // bytes hashed and compared, and the steps taken
+}
+
+// stepWork is what one step down a container costs beyond hashing the name
+// it looks for: finding the child in the nodes on its way, in bytes of
+// node storage read.
+const stepWork = 64
+
+// NewEdit returns an Edit that owns nothing yet.
+func NewEdit() *Edit { return &Edit{owner: persist.NewOwner()} }
+
+// Seal makes every value the batch has made so far immutable. Call it
+// before a value the batch made is put in a second place (an RFC 6902
+// copy): later edits then copy it rather than change both places.
+func (e *Edit) Seal() { e.owner.Seal() }
+
+// Work returns what the batch has cost so far, in bytes: node storage
+// copied or allocated, member names hashed, and a fixed cost for each step
+// down a container. It grows with what the edits do, not with the size of
+// the values around them.
+func (e *Edit) Work() int { return e.work + e.owner.Copied() }
+
+func (e *Edit) own() *persist.Owner {
+	if e == nil {
+		return nil
+	}
+	return e.owner
+}
+
+func (e *Edit) charge(n int) {
+	if e != nil {
+		e.work += n
+	}
+}
+
+// Update returns root with the value that tokens name (RFC 6901 section 4)
+// replaced by what f returns for it. Where a token names nothing it fails
+// as [Child] does, with the pointer of the tokens so far (see [At]), and it
+// returns what f fails with. Each container on the way is copied, or
+// changed in place when the batch owns it.
+func (e *Edit) Update(root *Node, tokens []string, f func(*Node) (*Node, error)) (*Node, error) {
+	return e.update(root, tokens, 0, f)
+}
+
+func (e *Edit) update(n *Node, tokens []string, i int, f func(*Node) (*Node, error)) (*Node, error) {
+	if i == len(tokens) {
+		return f(n)
+	}
+	t := tokens[i]
+	e.charge(stepWork + len(t))
+	_, pos, err := Child(n, t)
+	if err != nil {
+		return nil, At(err, tokens[:i+1])
+	}
+	// The child is edited inside persist's update, which measures it
+	// first: the edit may change in place nodes that the child shares.
+	down := func(child *Node) *Node {
+		next, downErr := e.update(child, tokens, i+1, f)
+		if downErr != nil {
+			err = downErr
+			return child
+		}
+		return next
+	}
+	var next *Node
+	if n.Kind() == Array {
+		next = newArray(n.array().elems.Update(e.own(), pos, down))
+	} else {
+		next = newObject(n.object().members.UpdateAt(e.own(), pos, down), n.aux())
+	}
+	if err != nil {
+		return nil, err
+	}
+	return next, nil
+}
+
+// Resolve returns the value that tokens name in root, as [Resolve] does,
+// and counts the steps in the batch's work.
+func (e *Edit) Resolve(root *Node, tokens []string) (*Node, error) {
+	for _, t := range tokens {
+		e.charge(stepWork + len(t))
+	}
+	return Resolve(root, tokens)
+}
+
+// SetAt returns container c with its element, or member, at position i, in
+// [0, Len), set to v. A member keeps its name.
+func (e *Edit) SetAt(c *Node, i int, v *Node) *Node {
+	e.charge(stepWork)
+	if c.Kind() == Array {
+		return newArray(c.array().elems.Set(e.own(), i, v))
+	}
+	m := c.object().members.UpdateAt(e.own(), i, func(*Node) *Node { return v })
+	return newObject(m, c.aux())
+}
+
+// SetMember returns object o with the value of member name set to v:
+// replaced where it is when o has it, appended otherwise, as RFC 6902
+// "add" does and the JavaScript spread {...o, [name]: v}. It returns the
+// value replaced too, or nil.
+func (e *Edit) SetMember(o *Node, name string, v *Node) (*Node, *Node) {
+	e.charge(stepWork + len(name))
+	m, old, had := o.object().members.Put(e.own(), name, v)
+	if had {
+		return newObject(m, o.aux()), old
+	}
+	return newObject(m, o.aux()+nameExtra(name)), nil
+}
+
+// RemoveMember returns object o without member name, and the member's
+// value; or o and nil when o has no such member.
+func (e *Edit) RemoveMember(o *Node, name string) (*Node, *Node) {
+	e.charge(stepWork + len(name))
+	m, old, ok := o.object().members.Delete(e.own(), name)
+	if !ok {
+		return o, nil
+	}
+	return newObject(m, o.aux()-nameExtra(name)), old
+}
+
+// InsertElem returns array a with v inserted before element i, in [0, Len];
+// i = Len appends.
+func (e *Edit) InsertElem(a *Node, i int, v *Node) *Node {
+	e.charge(stepWork)
+	return newArray(a.array().elems.Insert(e.own(), i, v))
+}
+
+// RemoveElem returns array a without element i, in [0, Len), and that
+// element.
+func (e *Edit) RemoveElem(a *Node, i int) (*Node, *Node) {
+	e.charge(stepWork)
+	s, old := a.array().elems.Delete(e.own(), i)
+	return newArray(s), old
+}
 
 // WithMember returns a copy of object o with member name set to v: replaced
 // in place when o has it, appended otherwise, as the JavaScript spread
 // {...o, [name]: v} does.
 func WithMember(o *Node, name string, v *Node) *Node {
-	c := o.Owned(NewGen())
-	if i := c.Lookup(name); i >= 0 {
-		c.SetMember(i, v)
-	} else {
-		c.AddMember(name, v)
-	}
+	c, _ := (*Edit)(nil).SetMember(o, name, v)
 	return c
 }
 
 // WithoutMember returns a copy of object o without member name, or o
 // itself when it has no such member.
 func WithoutMember(o *Node, name string) *Node {
-	i := o.Lookup(name)
-	if i < 0 {
-		return o
-	}
-	c := o.Owned(NewGen())
-	c.RemoveMember(i)
+	c, _ := (*Edit)(nil).RemoveMember(o, name)
 	return c
 }
 
@@ -35,31 +171,18 @@ func Merged(o, with *Node) *Node {
 	if with.Len() == 0 {
 		return o
 	}
-	c := o.Owned(NewGen())
-	for i := range with.Len() {
-		name, v := with.Member(i)
-		if j := c.Lookup(name); j >= 0 {
-			c.SetMember(j, v)
-		} else {
-			c.AddMember(name, v)
-		}
+	e := NewEdit()
+	for name, v := range with.Members() {
+		o, _ = e.SetMember(o, name, v)
 	}
-	return c
+	return o
 }
 
 // WithElem returns a copy of array a with element i (in range) set to v.
-func WithElem(a *Node, i int, v *Node) *Node {
-	c := a.Owned(NewGen())
-	c.SetElem(i, v)
-	return c
-}
+func WithElem(a *Node, i int, v *Node) *Node { return (*Edit)(nil).SetAt(a, i, v) }
 
 // WithAppended returns a copy of array a with v added at the end.
-func WithAppended(a *Node, v *Node) *Node {
-	c := a.Owned(NewGen())
-	c.InsertElem(c.Len(), v)
-	return c
-}
+func WithAppended(a *Node, v *Node) *Node { return (*Edit)(nil).InsertElem(a, a.Len(), v) }
 
 // NewObjectOf returns an object of the members names[i]: vals[i] whose
 // value is not nil, so that optional members can be listed in place. The

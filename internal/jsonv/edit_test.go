@@ -4,6 +4,8 @@
 package jsonv
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -65,4 +67,38 @@ func TestAll(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"1", "2"}, got, "in order, and it stops when told")
+}
+
+// TestEditBatch checks that a batch copies a node once, changes in place
+// only what it made, and leaves the values it was given as they were.
+func TestEditBatch(t *testing.T) {
+	t.Parallel()
+	elems := make([]string, 1000)
+	for i := range elems {
+		elems[i] = fmt.Sprint(i)
+	}
+	text := `{"a":[` + strings.Join(elems, ",") + `],"b\"\n":1}`
+	doc, err := Parse([]byte(text), 0)
+	require.NoError(t, err)
+	e := NewEdit()
+	set := func(i int, v string) {
+		doc, err = e.Update(doc, []string{"a"}, func(a *Node) (*Node, error) { return e.SetAt(a, i, NewNumber(v)), nil })
+		require.NoError(t, err)
+	}
+	set(500, "-1")
+	first := e.Work()
+	set(501, "-2")
+	assert.Less(t, e.Work()-first, first/2, "the second edit changes in place what the first copied")
+	sealed := doc
+	e.Seal()
+	set(502, "-3")
+	assert.Equal(t, "502", sealed.Get("a").Elem(502).Text(), "after Seal, what the batch made is left alone")
+	doc, _ = e.SetMember(doc, "c/~", NewString("\u0001"))
+	doc, _ = e.RemoveMember(doc, `b"`+"\n")
+	assert.Equal(t, len(Marshal(doc)), doc.Size(), "sizes follow escaped names in and out")
+	_, err = e.Update(doc, []string{"a", "x"}, func(n *Node) (*Node, error) { return n, nil })
+	assert.EqualError(t, err, `"x" is not an array index (at "/a/x")`)
+	orig, err := Parse([]byte(text), 0)
+	require.NoError(t, err)
+	assert.Equal(t, text, string(Marshal(orig)))
 }

@@ -9,7 +9,7 @@ const hexDigits = "0123456789abcdef"
 // (quotation mark, reverse solidus, control characters) plus \u escapes for
 // lone surrogates.
 func Append(dst []byte, n *Node) []byte {
-	switch n.kind {
+	switch n.Kind() {
 	case Null:
 		return append(dst, "null"...)
 	case False:
@@ -17,30 +17,48 @@ func Append(dst []byte, n *Node) []byte {
 	case True:
 		return append(dst, "true"...)
 	case Number:
-		return append(dst, n.str...)
+		return append(dst, n.scalar().text...)
 	case String:
-		return AppendString(dst, n.str)
+		head, hi := n.stringParts()
+		if hi == 0 {
+			return AppendString(dst, head)
+		}
+		dst = AppendString(dst, head)
+		return appendEscape(dst[:len(dst)-1], hi)
 	case Array:
 		dst = append(dst, '[')
-		for i, e := range n.elems {
-			if i > 0 {
-				dst = append(dst, ',')
+		first := true
+		for run := range n.array().elems.Chunks() {
+			for _, e := range run {
+				if !first {
+					dst = append(dst, ',')
+				}
+				first = false
+				dst = Append(dst, e)
 			}
-			dst = Append(dst, e)
 		}
 		return append(dst, ']')
 	default:
 		dst = append(dst, '{')
-		for i, name := range n.obj.names {
-			if i > 0 {
-				dst = append(dst, ',')
+		first := true
+		for run := range n.object().members.Chunks() {
+			for _, m := range run {
+				if !first {
+					dst = append(dst, ',')
+				}
+				first = false
+				dst = AppendString(dst, m.Key)
+				dst = append(dst, ':')
+				dst = Append(dst, m.Value)
 			}
-			dst = AppendString(dst, name)
-			dst = append(dst, ':')
-			dst = Append(dst, n.obj.vals[i])
 		}
 		return append(dst, '}')
 	}
+}
+
+// appendEscape appends the \u escape of a surrogate and the closing quote.
+func appendEscape(dst []byte, r rune) []byte {
+	return append(dst, '\\', 'u', hexDigits[r>>12], hexDigits[r>>8&0xF], hexDigits[r>>4&0xF], hexDigits[r&0xF], '"')
 }
 
 // Marshal returns the compact JSON text of n.

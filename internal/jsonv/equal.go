@@ -4,6 +4,7 @@
 package jsonv
 
 import (
+	"iter"
 	"strconv"
 	"strings"
 )
@@ -16,37 +17,62 @@ func Equal(a, b *Node) bool {
 	if a == b {
 		return true
 	}
-	if a.kind != b.kind {
+	if a.Kind() != b.Kind() {
 		return false
 	}
-	switch a.kind {
+	switch a.Kind() {
 	case Number:
-		return NumberEqual(a.str, b.str)
+		return NumberEqual(a.scalar().text, b.scalar().text)
 	case String:
-		return a.str == b.str
+		ah, ahi := a.stringParts()
+		bh, bhi := b.stringParts()
+		if ahi == bhi {
+			return ah == bh
+		}
+		return a.Text() == b.Text() // one ends in a high surrogate kept apart
 	case Array:
-		if len(a.elems) != len(b.elems) {
-			return false
-		}
-		for i := range a.elems {
-			if !Equal(a.elems[i], b.elems[i]) {
-				return false
-			}
-		}
-		return true
+		x, y := a.array().elems, b.array().elems
+		return x.Len() == y.Len() && zip(x.Chunks(), y.Chunks(), func(v, w *Node) bool { return Equal(v, w) })
 	case Object:
-		if len(a.obj.names) != len(b.obj.names) {
-			return false
-		}
-		for i, name := range a.obj.names {
-			j := b.Lookup(name)
-			if j < 0 || !Equal(a.obj.vals[i], b.obj.vals[j]) {
-				return false
+		x, y := a.object().members, b.object().members
+		return x.Len() == y.Len() && zip(x.Chunks(), y.Chunks(), func(v, w member) bool {
+			if v.Key != w.Key {
+				_, w.Value = y.Find(v.Key)
+				if w.Value == nil {
+					return false
+				}
 			}
-		}
-		return true
+			return Equal(v.Value, w.Value)
+		})
 	}
 	return true // null, true, false
+}
+
+// zip calls eq on the elements of two sequences of the same length, pair by
+// pair in order, until it returns false, and reports whether it never did.
+// Runs that the two share (the same leaf of a persistent container) are
+// skipped whole.
+func zip[T any](xs, ys iter.Seq[[]T], eq func(x, y T) bool) bool {
+	var runs [][]T
+	for run := range ys {
+		runs = append(runs, run)
+	}
+	k, off := 0, 0
+	for run := range xs {
+		if off == 0 && len(runs[k]) == len(run) && &runs[k][0] == &run[0] {
+			k++
+			continue
+		}
+		for _, x := range run {
+			if !eq(x, runs[k][off]) {
+				return false
+			}
+			if off++; off == len(runs[k]) {
+				k, off = k+1, 0
+			}
+		}
+	}
+	return true
 }
 
 // decimal is a number literal reduced to sign, significant digits with no

@@ -3,6 +3,7 @@
 package jsonv
 
 import (
+	"fmt"
 	"math/big"
 	"strings"
 	"testing"
@@ -121,4 +122,32 @@ func TestIntegerText(t *testing.T) {
 			t.Errorf("IntegerText(%q, 20) = %q, %v; want %q, %v", tt.lit, got, ok, tt.want, tt.ok)
 		}
 	}
+}
+
+// TestEqualTrees compares containers large enough to be trees, sharing
+// leaves or not.
+func TestEqualTrees(t *testing.T) {
+	t.Parallel()
+	elems, members, reversed := make([]string, 500), make([]string, 500), make([]string, 500)
+	for i := range elems {
+		elems[i] = fmt.Sprint(i)
+		members[i] = fmt.Sprintf(`"k%d":%d`, i, i)
+		reversed[499-i] = members[i]
+	}
+	parse := func(s string) *Node {
+		n, err := Parse([]byte(s), 0)
+		require.NoError(t, err)
+		return n
+	}
+	a := parse("[" + strings.Join(elems, ",") + "]")
+	assert.True(t, Equal(a, parse("["+strings.Join(elems, ",")+"]")), "equal, nothing shared")
+	b := WithElem(a, 499, NewNumber("499.0"))
+	assert.True(t, Equal(a, b), "equal, all but one leaf shared")
+	c := WithElem(a, 250, NewNumber("0"))
+	assert.False(t, Equal(a, c), "one element differs")
+	assert.False(t, Equal(c, a))
+	o := parse("{" + strings.Join(members, ",") + "}")
+	assert.True(t, Equal(o, parse("{"+strings.Join(reversed, ",")+"}")), "objects whatever their order")
+	assert.False(t, Equal(o, WithMember(o, "k7", NewNull())))
+	assert.False(t, Equal(o, WithMember(WithoutMember(o, "k7"), "k7x", NewNumber("7"))), "a name differs")
 }

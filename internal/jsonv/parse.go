@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/aguistate/aguistate/internal/persist"
 )
 
 // ErrSyntax, ErrDuplicateName and ErrTooDeep classify a [SyntaxError].
@@ -37,11 +40,17 @@ const DefaultMaxDepth = 1000
 // UTF-8 only, no duplicate member names in any object, nothing but white
 // space after the value, and containers nested at most maxDepth deep
 // (0 means [DefaultMaxDepth]). It returns a *SyntaxError on failure.
+//
+// Containers are built at their exact size. Values are shared where they
+// can be: small integers and short strings (see [NewNumber], [NewString]),
+// and repeated short strings, numbers and member names.
 func Parse(data []byte, maxDepth int) (*Node, error) {
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
 	}
-	p := parser{data: data, maxDepth: maxDepth}
+	p := parsers.Get().(*parser)
+	p.data, p.pos, p.maxDepth = data, 0, maxDepth
+	defer p.release()
 	p.skipSpace()
 	n, err := p.value(0)
 	if err != nil {
@@ -54,10 +63,79 @@ func Parse(data []byte, maxDepth int) (*Node, error) {
 	return n, nil
 }
 
+// parser reads one text. Its stacks hold the children of the containers
+// being read, which are copied out at their exact size when the container
+// closes; a parser is reused, and keeps its stacks when they are small.
 type parser struct {
 	data     []byte
 	pos      int
 	maxDepth int
+	elems    []*Node  // elements of the open arrays
+	members  []member // members of the open objects
+	at       []int    // where each member of the open objects starts
+	names    [cacheSize]string
+	values   [cacheSize]*Node
+}
+
+// cacheSize is how many recent member names and short values a parser
+// remembers, to share rather than copy them; shortMax is the longest.
+const (
+	cacheSize = 256
+	shortMax  = 24
+)
+
+// keepMax is the longest stack a parser keeps for the next text.
+const keepMax = 1 << 14
+
+var parsers = sync.Pool{New: func() any { return new(parser) }}
+
+func (p *parser) release() {
+	p.data = nil
+	if cap(p.elems) > keepMax || cap(p.members) > keepMax {
+		return
+	}
+	clear(p.elems[:cap(p.elems)])
+	clear(p.members[:cap(p.members)])
+	p.elems, p.members, p.at = p.elems[:0], p.members[:0], p.at[:0]
+	parsers.Put(p)
+}
+
+// slot returns the cache slot of a short text.
+func slot(b []byte, k Kind) int {
+	h := uint32(2166136261) ^ uint32(k)
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return int(h % cacheSize)
+}
+
+// shared returns the scalar of kind k whose text is b: the cached one when
+// it is, and otherwise a new one, cached when short.
+func (p *parser) shared(k Kind, b []byte, size int) *Node {
+	if len(b) > shortMax {
+		return newScalar(k, string(b), size)
+	}
+	i := slot(b, k)
+	if n := p.values[i]; n != nil && n.Kind() == k && n.scalar().text == string(b) {
+		return n
+	}
+	n := newScalar(k, string(b), size)
+	p.values[i] = n
+	return n
+}
+
+// name returns the member name whose text is b, cached when short.
+func (p *parser) name(b []byte) string {
+	if len(b) > shortMax {
+		return string(b)
+	}
+	i := slot(b, Object)
+	if s := p.names[i]; s == string(b) {
+		return s
+	}
+	s := string(b)
+	p.names[i] = s
+	return s
 }
 
 func (p *parser) fail(kind error, format string, args ...any) error {
@@ -85,19 +163,15 @@ func (p *parser) value(depth int) (*Node, error) {
 	case c == '[':
 		return p.array(depth + 1)
 	case c == '"':
-		s, err := p.string()
-		if err != nil {
-			return nil, err
-		}
-		return NewString(s), nil
+		return p.stringValue()
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	case c == 't':
-		return trueNode, p.literal("true")
+		return &trueNode, p.literal("true")
 	case c == 'f':
-		return falseNode, p.literal("false")
+		return &falseNode, p.literal("false")
 	case c == 'n':
-		return nullNode, p.literal("null")
+		return &nullNode, p.literal("null")
 	default:
 		return nil, p.fail(ErrSyntax, "expected a value, found %s", p.found())
 	}
@@ -134,27 +208,28 @@ func (p *parser) object(depth int) (*Node, error) {
 		return nil, p.fail(ErrTooDeep, "more than %d nested containers", p.maxDepth)
 	}
 	p.pos++ // {
-	var names []string
-	var vals []*Node
-	var seen map[string]struct{}
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
-		return NewObject(nil, nil), nil
+		return &emptyObject.Node, nil
 	}
+	base, extra := len(p.members), 0
 	for {
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 			return nil, p.fail(ErrSyntax, "expected a member name, found %s", p.found())
 		}
 		at := p.pos
-		name, err := p.string()
+		raw, escaped, err := p.string()
 		if err != nil {
 			return nil, err
 		}
-		if dup := isDuplicate(name, names, &seen); dup {
-			p.pos = at
-			return nil, p.fail(ErrDuplicateName, "member %s appears twice", Quote(name))
+		var name string
+		if escaped {
+			name = string(raw)
+			extra += nameExtra(name)
+		} else {
+			name = p.name(raw)
 		}
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
@@ -166,7 +241,8 @@ func (p *parser) object(depth int) (*Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		names, vals = append(names, name), append(vals, v)
+		p.members = append(p.members, member{Key: name, Value: v})
+		p.at = append(p.at, at)
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return nil, p.fail(ErrSyntax, "unexpected end of input in object")
@@ -176,54 +252,68 @@ func (p *parser) object(depth int) (*Node, error) {
 			p.pos++
 		case '}':
 			p.pos++
-			return NewObject(names, vals), nil
+			n, err := p.closeObject(base, extra)
+			p.members, p.at = p.members[:base], p.at[:base]
+			return n, err
 		default:
 			return nil, p.fail(ErrSyntax, "expected ',' or '}' in an object, found %s", p.found())
 		}
 	}
 }
 
-// isDuplicate reports whether name is among names, switching to a set once
-// the object grows past indexMin members.
-func isDuplicate(name string, names []string, seen *map[string]struct{}) bool {
-	if *seen == nil {
-		for _, s := range names {
-			if s == name {
-				return true
-			}
-		}
-		if len(names) < indexMin {
-			return false
-		}
-		*seen = make(map[string]struct{}, 2*len(names))
-		for _, s := range names {
-			(*seen)[s] = struct{}{}
-		}
-	} else if _, ok := (*seen)[name]; ok {
-		return true
+// closeObject makes the object of the members from base on.
+func (p *parser) closeObject(base, extra int) (*Node, error) {
+	ms := p.members[base:]
+	if len(ms) <= persist.FlatMax {
+		ms = append(make([]member, 0, len(ms)), ms...)
 	}
-	(*seen)[name] = struct{}{}
-	return false
+	m, ok := persist.MapOf[*Node, summary, memberMeasure](ms...)
+	if !ok {
+		// Report the first member whose name came before.
+		seen := make(map[string]bool, len(ms))
+		for i, v := range p.members[base:] {
+			if seen[v.Key] {
+				p.pos = p.at[base+i]
+				return nil, p.fail(ErrDuplicateName, "member %s appears twice", Quote(v.Key))
+			}
+			seen[v.Key] = true
+		}
+	}
+	return newObject(m, extra), nil
 }
+
+// chunkMax is the most elements of one array that the parser's stack
+// holds: a longer array goes to a persist.Builder in runs of chunkMax, so
+// that the stack stays small.
+const chunkMax = 1 << 12
 
 func (p *parser) array(depth int) (*Node, error) {
 	if depth > p.maxDepth {
 		return nil, p.fail(ErrTooDeep, "more than %d nested containers", p.maxDepth)
 	}
 	p.pos++ // [
-	var elems []*Node
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
-		return NewArray(nil), nil
+		return &emptyArray.Node, nil
 	}
+	base := len(p.elems)
+	var long *persist.Builder[*Node, summary, elemMeasure] // for arrays of more than chunkMax
 	for {
 		p.skipSpace()
 		v, err := p.value(depth)
 		if err != nil {
 			return nil, err
 		}
-		elems = append(elems, v)
+		p.elems = append(p.elems, v)
+		if len(p.elems)-base == chunkMax {
+			if long == nil {
+				long = new(persist.Builder[*Node, summary, elemMeasure])
+			}
+			long.Add(p.elems[base:]...)
+			clear(p.elems[base:])
+			p.elems = p.elems[:base]
+		}
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return nil, p.fail(ErrSyntax, "unexpected end of input in array")
@@ -233,7 +323,21 @@ func (p *parser) array(depth int) (*Node, error) {
 			p.pos++
 		case ']':
 			p.pos++
-			return NewArray(elems), nil
+			es := p.elems[base:]
+			var s elems
+			switch {
+			case long != nil:
+				long.Add(es...)
+				s = long.Seq()
+			case len(es) <= persist.FlatMax:
+				s = persist.SeqOf[*Node, summary, elemMeasure](append(make([]*Node, 0, len(es)), es...)...)
+			default:
+				s = persist.SeqOf[*Node, summary, elemMeasure](es...)
+			}
+			n := newArray(s)
+			clear(p.elems[base:])
+			p.elems = p.elems[:base]
+			return n, nil
 		default:
 			return nil, p.fail(ErrSyntax, "expected ',' or ']' in an array, found %s", p.found())
 		}
@@ -273,7 +377,11 @@ func (p *parser) number() (*Node, error) {
 			return nil, p.fail(ErrSyntax, "invalid number: no digits in exponent")
 		}
 	}
-	return NewNumber(string(d[start:p.pos])), nil
+	lit := d[start:p.pos]
+	if n := smallInt(lit); n != nil {
+		return n, nil
+	}
+	return p.shared(Number, lit, len(lit)), nil
 }
 
 func (p *parser) digits() int {
@@ -284,33 +392,51 @@ func (p *parser) digits() int {
 	return p.pos - start
 }
 
-// string reads a string literal. Escaped lone surrogates are kept as their
-// WTF-8 bytes so that they encode back to the same escape.
-func (p *parser) string() (string, error) {
+// stringValue reads a string literal as a value.
+func (p *parser) stringValue() (*Node, error) {
+	raw, escaped, err := p.string()
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) <= 1 && (len(raw) == 0 || raw[0] < 128) {
+		return sharedString(string(raw)), nil
+	}
+	size := len(raw) + 2
+	if escaped {
+		size = StringSize(string(raw))
+	}
+	return p.shared(String, raw, size), nil
+}
+
+// string reads a string literal and returns its decoded text, which is
+// valid until the next call, and whether it had escapes. Escaped lone
+// surrogates are kept as their WTF-8 bytes so that they encode back to the
+// same escape.
+func (p *parser) string() (text []byte, escaped bool, err error) {
 	p.pos++ // opening quote
 	start := p.pos
 	d := p.data
-	// Fast path: no escapes, all ASCII or valid UTF-8.
+	// Fast path: no escapes.
 	for p.pos < len(d) {
 		c := d[p.pos]
 		if c == '"' {
 			s := d[start:p.pos]
 			if !utf8.Valid(s) {
-				return "", p.fail(ErrSyntax, "invalid UTF-8 in string")
+				return nil, false, p.fail(ErrSyntax, "invalid UTF-8 in string")
 			}
 			p.pos++
-			return string(s), nil
+			return s, false, nil
 		}
 		if c == '\\' {
 			break
 		}
 		if c < 0x20 {
-			return "", p.fail(ErrSyntax, "control character in string")
+			return nil, false, p.fail(ErrSyntax, "control character in string")
 		}
 		p.pos++
 	}
 	if !utf8.Valid(d[start:p.pos]) {
-		return "", p.fail(ErrSyntax, "invalid UTF-8 in string")
+		return nil, false, p.fail(ErrSyntax, "invalid UTF-8 in string")
 	}
 	buf := append([]byte(nil), d[start:p.pos]...)
 	for p.pos < len(d) {
@@ -318,13 +444,13 @@ func (p *parser) string() (string, error) {
 		switch {
 		case c == '"':
 			p.pos++
-			return string(buf), nil
+			return buf, true, nil
 		case c < 0x20:
-			return "", p.fail(ErrSyntax, "control character in string")
+			return nil, false, p.fail(ErrSyntax, "control character in string")
 		case c == '\\':
 			var err error
 			if buf, err = p.escape(buf); err != nil {
-				return "", err
+				return nil, false, err
 			}
 		case c < utf8.RuneSelf:
 			buf = append(buf, c)
@@ -332,13 +458,13 @@ func (p *parser) string() (string, error) {
 		default:
 			r, size := utf8.DecodeRune(d[p.pos:])
 			if r == utf8.RuneError && size <= 1 {
-				return "", p.fail(ErrSyntax, "invalid UTF-8 in string")
+				return nil, false, p.fail(ErrSyntax, "invalid UTF-8 in string")
 			}
 			buf = append(buf, d[p.pos:p.pos+size]...)
 			p.pos += size
 		}
 	}
-	return "", p.fail(ErrSyntax, "unterminated string")
+	return nil, false, p.fail(ErrSyntax, "unterminated string")
 }
 
 func (p *parser) escape(buf []byte) ([]byte, error) {

@@ -4,6 +4,7 @@ package jsonv
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -132,4 +133,55 @@ func TestParseMessages(t *testing.T) {
 		_, err := Parse([]byte(tt.in), 0)
 		assert.EqualError(t, err, tt.want, tt.reason)
 	}
+}
+
+// TestParseWide checks containers large enough to be trees: round trips,
+// cached sizes and depths, and duplicates found among many members.
+func TestParseWide(t *testing.T) {
+	t.Parallel()
+	elems := make([]string, 10_000) // more than the parser's stack holds at once
+	for i := range elems {
+		elems[i] = fmt.Sprintf(`[%d,{"k":"v%d"}]`, i, i%7)
+	}
+	text := "[" + strings.Join(elems, ",") + "]"
+	n, err := Parse([]byte(text), 0)
+	require.NoError(t, err)
+	assert.Equal(t, text, string(Marshal(n)))
+	assert.Equal(t, len(text), n.Size())
+	assert.Equal(t, 3, n.Depth())
+	assert.Equal(t, 10_000, n.Len())
+	assert.Equal(t, `[9999,{"k":"v3"}]`, string(Marshal(n.Elem(9999))))
+
+	members := make([]string, 100)
+	for i := range members {
+		members[i] = fmt.Sprintf(`"k%d":%d`, i, i)
+	}
+	obj := "{" + strings.Join(members, ",") + "}"
+	o, err := Parse([]byte(obj), 0)
+	require.NoError(t, err)
+	assert.Equal(t, obj, string(Marshal(o)))
+	assert.Equal(t, "57", o.Get("k57").Text())
+	dup := obj[:len(obj)-1] + `,"k50":1}`
+	_, err = Parse([]byte(dup), 0)
+	var se *SyntaxError
+	require.ErrorAs(t, err, &se)
+	assert.ErrorIs(t, err, ErrDuplicateName)
+	assert.Equal(t, len(obj), se.Offset, "the offset of the second k50")
+	assert.Contains(t, se.Msg, `"k50"`)
+}
+
+// TestParseShares checks that small scalars and repeated short values are
+// shared, and that sharing never changes a literal.
+func TestParseShares(t *testing.T) {
+	t.Parallel()
+	n, err := Parse([]byte(`[0,7,1023,1024,0,-0,0.0,1e2,"","a","a","ab","ab",null,true]`), 0)
+	require.NoError(t, err)
+	assert.Equal(t, `[0,7,1023,1024,0,-0,0.0,1e2,"","a","a","ab","ab",null,true]`, string(Marshal(n)), "literals kept")
+	assert.Same(t, n.Elem(0), n.Elem(4), "small integers are shared")
+	assert.Same(t, NewNumber("7"), n.Elem(1))
+	assert.Same(t, NewString("a"), n.Elem(9), "one-byte strings are shared")
+	assert.Same(t, n.Elem(11), n.Elem(12), "a repeated short string is made once")
+	assert.NotSame(t, n.Elem(0), n.Elem(5), "-0 is not 0's literal")
+	assert.Same(t, NewNull(), n.Elem(13))
+	assert.Same(t, NewBool(true), n.Elem(14))
 }

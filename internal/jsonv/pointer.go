@@ -122,8 +122,8 @@ func Resolve(root *Node, tokens []string) (*Node, error) {
 func Child(c *Node, t string) (*Node, int, error) {
 	switch c.Kind() {
 	case Object:
-		if i := c.Lookup(t); i >= 0 {
-			return c.obj.vals[i], i, nil
+		if i, v := c.find(t); i >= 0 {
+			return v, i, nil
 		}
 		return nil, 0, fmt.Errorf("no member %s", Quote(t))
 	case Array:

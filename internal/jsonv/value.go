@@ -2,15 +2,30 @@
 // literal text, object members keep their order, and strings keep every code
 // point, including lone surrogates from \u escapes (RFC 8259).
 //
-// A *Node is immutable once it has been published. Code that builds a new
-// value (the patch engine) may edit a node in place only while the node's
-// generation equals the generation it was given by [NewGen]; every node made by
-// [Parse] has generation 0 and is therefore frozen from the start.
+// A *Node is immutable. Arrays and objects are persistent B+trees
+// (internal/persist): an edit returns a new value that copies O(log n) of
+// each container on its path and shares the rest, so older values stay
+// valid views. Containers of at most 32 elements or members are one flat
+// slice. Small scalars (null, true, false, small integers, "" and one-byte
+// strings) are shared.
+//
+// Use [Parse] to read JSON text, [Append] to write it, [Equal] to compare
+// values (RFC 6902 section 4.6), the With functions for one persistent edit,
+// [Edit] for a batch (one RFC 6902 patch), and [Concat] for text that
+// streams in pieces.
+//
+// # Concurrency
+//
+// Any number of goroutines may read a Node and make persistent edits of it.
+// An [Edit] and a [Concat] belong to one goroutine at a time.
 package jsonv
 
 import (
 	"iter"
-	"sync/atomic"
+	"strconv"
+	"unsafe"
+
+	"github.com/aguistate/aguistate/internal/persist"
 )
 
 // Kind is the type of a JSON value (RFC 8259 section 3).
@@ -36,390 +51,345 @@ func (k Kind) String() string {
 	return "invalid"
 }
 
-// indexMin is the member count above which an object keeps a name index.
-const indexMin = 8
-
-// Node is one JSON value. The zero Node is not valid; use the constructors.
-// Every node knows the length of its compact JSON text and its nesting
-// depth, kept up to date by the editing methods, so that limits on both
-// cost nothing to check.
+// Node is one JSON value. The zero Node is not valid; use the constructors
+// and [Parse].
+//
+// A Node is the header of a larger value, chosen by its kind: a *scalar
+// for numbers and strings (a *grown for strings made by [Concat]), an
+// *array or an *object. Null, true and false are bare headers.
 type Node struct {
-	kind  Kind
-	depth int32   // 0 for scalars, 1 + the deepest child for containers
-	deep  int32   // containers: how many children are depth-1 deep
-	gen   uint64  // generation allowed to edit in place; 0 means frozen
-	size  int     // bytes of compact JSON text
-	str   string  // Number: literal text; String: decoded text (WTF-8)
-	elems []*Node // Array elements
-	obj   *members
+	// meta holds the kind in its low bits, the grown flag, and above them
+	// aux: a scalar's size in bytes of JSON text, or the bytes that escapes
+	// add to an object's member names.
+	meta uint64
 }
 
-// members holds an object's members in arrival order.
-type members struct {
-	names []string
-	vals  []*Node
-	index map[string]int // nil while len(names) <= indexMin
-	// ownNames and ownIndex report that names and index belong to this
-	// object alone and may be edited in place; a clone shares its source's
-	// until it must change them.
-	ownNames, ownIndex bool
-}
-
-var (
-	nullNode  = &Node{kind: Null, size: 4}
-	falseNode = &Node{kind: False, size: 5}
-	trueNode  = &Node{kind: True, size: 4}
-	genSeq    atomic.Uint64
+const (
+	kindMask  = 7
+	grownFlag = 8 // a String that is a *grown
+	auxShift  = 4
 )
 
-// NewGen returns a generation number that no node has yet.
-func NewGen() uint64 { return genSeq.Add(1) }
+func header(k Kind, aux int) Node { return Node{meta: uint64(k) | uint64(aux)<<auxShift} }
+
+func (n *Node) aux() int { return int(n.meta >> auxShift) }
+
+// scalar is a number, whose text is its literal, or a string, whose text is
+// its decoded value in WTF-8 (see [Parse]).
+type scalar struct {
+	Node
+	text string
+}
+
+// array is an array's elements, with the summary of their text.
+type array struct {
+	Node
+	elems elems
+}
+
+// object is an object's members in order, with the summary of their text.
+// Its aux counts what escapes add to the member names' text, which the
+// summary leaves out so that measuring a member costs O(1).
+type object struct {
+	Node
+	members members
+}
+
+// The casts below are valid because each Node was made as the larger type
+// its kind names, with the Node first.
+
+func (n *Node) scalar() *scalar { return (*scalar)(unsafe.Pointer(n)) }
+func (n *Node) array() *array   { return (*array)(unsafe.Pointer(n)) }
+func (n *Node) object() *object { return (*object)(unsafe.Pointer(n)) }
+
+// summary is what a container knows of its children without looking at
+// them: the bytes of their text (members with their names, quotes and
+// colon, but no commas), and their greatest depth with how many children
+// reach it.
+type summary struct {
+	size        int
+	depth, deep int32
+}
+
+func addSummary(a, b summary) summary {
+	s := summary{size: a.size + b.size, depth: a.depth, deep: a.deep}
+	switch {
+	case a.deep == 0 || b.depth > a.depth:
+		s.depth, s.deep = b.depth, b.deep
+	case b.depth == a.depth:
+		s.deep += b.deep
+	}
+	return s
+}
+
+func subSummary(a, b summary) (summary, bool) {
+	a.size -= b.size
+	if b.deep > 0 && b.depth == a.depth {
+		if a.deep -= b.deep; a.deep <= 0 {
+			return summary{}, false // the deepest child left: the depth must be found again
+		}
+	}
+	return a, true
+}
+
+// elemMeasure and memberMeasure summarise an array's elements and an
+// object's members for persist.
+type (
+	elemMeasure   struct{}
+	memberMeasure struct{}
+)
+
+func (elemMeasure) Of(v *Node) summary                 { return summary{v.Size(), int32(v.Depth()), 1} }
+func (elemMeasure) Add(a, b summary) summary           { return addSummary(a, b) }
+func (elemMeasure) Sub(a, b summary) (summary, bool)   { return subSummary(a, b) }
+func (memberMeasure) Add(a, b summary) summary         { return addSummary(a, b) }
+func (memberMeasure) Sub(a, b summary) (summary, bool) { return subSummary(a, b) }
+
+// Of counts a member as "name":value with the name unescaped; the object's
+// aux adds what escapes cost.
+func (memberMeasure) Of(m member) summary {
+	return summary{len(m.Key) + 3 + m.Value.Size(), int32(m.Value.Depth()), 1}
+}
+
+type (
+	member  = persist.Entry[*Node]
+	elems   = persist.Seq[*Node, summary, elemMeasure]
+	members = persist.Map[*Node, summary, memberMeasure]
+)
+
+// Shared values. Integers from 0 to maxSmallInt and strings of at most one
+// ASCII byte exist once.
+const maxSmallInt = 1023
+
+var (
+	nullNode    = header(Null, 4)
+	falseNode   = header(False, 5)
+	trueNode    = header(True, 4)
+	smallInts   [maxSmallInt + 1]scalar
+	shortTexts  [128]scalar // one ASCII byte
+	emptyText   = scalar{header(String, 2), ""}
+	emptyArray  = array{Node: header(Array, 0)}
+	emptyObject = object{Node: header(Object, 0)}
+)
+
+func init() {
+	for i := range smallInts {
+		s := strconv.Itoa(i)
+		smallInts[i] = scalar{header(Number, len(s)), s}
+	}
+	for c := range shortTexts {
+		s := string(rune(c))
+		shortTexts[c] = scalar{header(String, StringSize(s)), s}
+	}
+}
 
 // NewNull returns the JSON null value.
-func NewNull() *Node { return nullNode }
+func NewNull() *Node { return &nullNode }
 
 // NewBool returns true or false.
 func NewBool(b bool) *Node {
 	if b {
-		return trueNode
+		return &trueNode
 	}
-	return falseNode
+	return &falseNode
 }
 
-// NewString returns a string value.
-func NewString(s string) *Node { return &Node{kind: String, str: s, size: StringSize(s)} }
-
-// NewNumber returns a number from its literal text, which the caller has
-// checked against the JSON number grammar.
-func NewNumber(lit string) *Node { return &Node{kind: Number, str: lit, size: len(lit)} }
-
-// NewArray returns an array holding elems (not copied).
-func NewArray(elems []*Node) *Node {
-	n := &Node{kind: Array, elems: elems}
-	n.measure()
-	return n
-}
-
-// NewObject returns an object holding the members names[i]: vals[i] (not
-// copied). The names must be distinct.
-func NewObject(names []string, vals []*Node) *Node {
-	m := &members{names: names, vals: vals, ownNames: true}
-	m.buildIndex()
-	n := &Node{kind: Object, obj: m}
-	n.measure()
-	return n
-}
-
-// measure sets a container's size and depth from its children.
-func (n *Node) measure() {
-	n.size = 2
-	if n.kind == Array {
-		for _, e := range n.elems {
-			n.size += e.size
-		}
-		n.size += max(len(n.elems)-1, 0)
-	} else {
-		for i, name := range n.obj.names {
-			n.size += StringSize(name) + 1 + n.obj.vals[i].size
-		}
-		n.size += max(len(n.obj.names)-1, 0)
+// NewString returns a string value; s is its decoded text in WTF-8.
+func NewString(s string) *Node {
+	if n := sharedString(s); n != nil {
+		return n
 	}
-	n.remeasureDepth()
+	return newScalar(String, s, StringSize(s))
 }
 
-// remeasureDepth recomputes a container's depth, and how many children
-// reach it, from all its children.
-func (n *Node) remeasureDepth() {
-	kids := n.elems
-	if n.kind == Object {
-		kids = n.obj.vals
-	}
-	n.depth, n.deep = 1, 0
-	for _, k := range kids {
-		n.addDepth(k.depth)
-	}
-}
-
-// addDepth counts a new child of depth d.
-func (n *Node) addDepth(d int32) {
+func sharedString(s string) *Node {
 	switch {
-	case d+1 > n.depth:
-		n.depth, n.deep = d+1, 1
-	case d+1 == n.depth:
-		n.deep++
-	}
-}
-
-// dropDepth uncounts a removed child of depth d. Only when the last of the
-// deepest children goes does the container look at all the others, so
-// removing many children costs each of them once.
-func (n *Node) dropDepth(d int32) (work int) {
-	if d+1 != n.depth {
-		return 0
-	}
-	if n.deep--; n.deep > 0 {
-		return 0
-	}
-	n.remeasureDepth()
-	return n.Len()
-}
-
-// Size returns the length in bytes of the value's compact JSON text, as
-// [Append] writes it.
-func (n *Node) Size() int { return n.size }
-
-// Depth returns the value's nesting depth: 0 for a scalar, 1 for a
-// container of scalars, and so on.
-func (n *Node) Depth() int { return int(n.depth) }
-
-// childChanged updates an owned container's size and depth after one of its
-// children, which had size oldSize and depth oldDepth, became v.
-func (n *Node) childChanged(oldSize int, oldDepth int32, v *Node) (work int) {
-	n.size += v.size - oldSize
-	if v.depth == oldDepth {
-		return 1
-	}
-	n.addDepth(v.depth) // first, so that the count never falls to zero needlessly
-	return 1 + n.dropDepth(oldDepth)
-}
-
-// ChildChanged tells an owned container that its child at position i (an
-// element index or member position) was edited in place from size oldSize
-// and depth oldDepth, so that it can update its own size and depth.
-func (n *Node) ChildChanged(i, oldSize, oldDepth int) (work int) {
-	return n.childChanged(oldSize, int32(oldDepth), n.child(i))
-}
-
-func (n *Node) child(i int) *Node {
-	if n.kind == Array {
-		return n.elems[i]
-	}
-	return n.obj.vals[i]
-}
-
-func (m *members) buildIndex() {
-	if len(m.names) <= indexMin {
-		m.index, m.ownIndex = nil, false
-		return
-	}
-	m.index = make(map[string]int, len(m.names))
-	for i, name := range m.names {
-		m.index[name] = i
-	}
-	m.ownIndex = true
-}
-
-// Kind returns the value's kind.
-func (n *Node) Kind() Kind { return n.kind }
-
-// Text returns a string's decoded text or a number's literal text.
-func (n *Node) Text() string { return n.str }
-
-// Len returns the number of elements of an array or members of an object,
-// and 0 for other kinds.
-func (n *Node) Len() int {
-	switch n.kind {
-	case Array:
-		return len(n.elems)
-	case Object:
-		return len(n.obj.names)
-	}
-	return 0
-}
-
-// Elem returns element i of an array; i must be in range.
-func (n *Node) Elem(i int) *Node { return n.elems[i] }
-
-// Elems returns an array's elements. The caller must not modify them.
-// Prefer [Node.All]: it does not depend on how elements are stored.
-func (n *Node) Elems() []*Node { return n.elems }
-
-// All returns an iterator over an array's elements and their indexes.
-func (n *Node) All() iter.Seq2[int, *Node] {
-	return func(yield func(int, *Node) bool) {
-		for i, e := range n.elems {
-			if !yield(i, e) {
-				return
-			}
-		}
-	}
-}
-
-// Member returns member i of an object as its name and value.
-func (n *Node) Member(i int) (string, *Node) { return n.obj.names[i], n.obj.vals[i] }
-
-// Lookup returns the position of the member called name, or -1.
-func (n *Node) Lookup(name string) int {
-	m := n.obj
-	if m.index != nil {
-		if i, ok := m.index[name]; ok {
-			return i
-		}
-		return -1
-	}
-	for i, s := range m.names {
-		if s == name {
-			return i
-		}
-	}
-	return -1
-}
-
-// Get returns the value of the member called name, or nil.
-func (n *Node) Get(name string) *Node {
-	if n.kind != Object {
-		return nil
-	}
-	if i := n.Lookup(name); i >= 0 {
-		return n.obj.vals[i]
+	case s == "":
+		return &emptyText.Node
+	case len(s) == 1 && s[0] < 128:
+		return &shortTexts[s[0]].Node
 	}
 	return nil
 }
 
-// Owned returns n itself when generation gen may edit it in place, and
-// otherwise a shallow copy of n that gen owns. Scalars are returned as they
-// are: they are never edited.
-func (n *Node) Owned(gen uint64) *Node {
-	if n.gen == gen || (n.kind != Array && n.kind != Object) {
+func newScalar(k Kind, text string, size int) *Node {
+	return &(&scalar{header(k, size), text}).Node
+}
+
+// NewNumber returns a number from its literal text, which the caller has
+// checked against the JSON number grammar (RFC 8259 section 6).
+func NewNumber(lit string) *Node {
+	if n := smallInt(lit); n != nil {
 		return n
 	}
-	c := &Node{kind: n.kind, gen: gen, size: n.size, depth: n.depth, deep: n.deep}
-	if n.kind == Array {
-		c.elems = append(make([]*Node, 0, len(n.elems)+1), n.elems...)
-		return c
-	}
-	m := n.obj
-	c.obj = &members{
-		names: m.names[:len(m.names):len(m.names)],
-		vals:  append(make([]*Node, 0, len(m.vals)+1), m.vals...),
-		index: m.index,
-	}
-	return c
+	return newScalar(Number, lit, len(lit))
 }
 
-// SetElem replaces element i of an owned array.
-func (n *Node) SetElem(i int, v *Node) (work int) {
-	old := n.elems[i]
-	n.elems[i] = v
-	return n.childChanged(old.size, old.depth, v)
-}
-
-// The structural edits below return their work: how many elements, members
-// or index entries they moved or copied, so that a caller can bound the
-// cost of many edits.
-
-// InsertElem inserts v before element i (0 <= i <= Len) of an owned array.
-func (n *Node) InsertElem(i int, v *Node) (work int) {
-	n.elems = append(n.elems, nil)
-	copy(n.elems[i+1:], n.elems[i:])
-	n.elems[i] = v
-	n.size += v.size
-	if len(n.elems) > 1 {
-		n.size++ // comma
+// smallInt returns the shared node of lit when it is the canonical literal
+// of an integer from 0 to maxSmallInt, and nil otherwise.
+func smallInt[T string | []byte](lit T) *Node {
+	if len(lit) == 0 || len(lit) > 4 || (lit[0] == '0' && len(lit) > 1) {
+		return nil
 	}
-	n.addDepth(v.depth)
-	return len(n.elems) - i
-}
-
-// RemoveElem removes element i of an owned array.
-func (n *Node) RemoveElem(i int) (work int) {
-	old := n.elems[i]
-	copy(n.elems[i:], n.elems[i+1:])
-	n.elems[len(n.elems)-1] = nil
-	n.elems = n.elems[:len(n.elems)-1]
-	n.size -= old.size
-	if len(n.elems) > 0 {
-		n.size-- // comma
-	}
-	return len(n.elems) - i + 1 + n.dropDepth(old.depth)
-}
-
-// SetMember replaces the value of member i of an owned object.
-func (n *Node) SetMember(i int, v *Node) (work int) {
-	old := n.obj.vals[i]
-	n.obj.vals[i] = v
-	return n.childChanged(old.size, old.depth, v)
-}
-
-// AddMember appends a member called name, which must not exist yet, to an
-// owned object.
-func (n *Node) AddMember(name string, v *Node) (work int) {
-	m := n.obj
-	if !m.ownNames {
-		work += len(m.names) // append copies a shared slice, whose capacity is its length
-		m.ownNames = true
-	}
-	m.names = append(m.names, name)
-	m.vals = append(m.vals, v)
-	n.size += StringSize(name) + 1 + v.size
-	if len(m.names) > 1 {
-		n.size++ // comma
-	}
-	n.addDepth(v.depth)
-	switch {
-	case m.index == nil && len(m.names) > indexMin:
-		m.buildIndex()
-		work += indexWeight * len(m.names)
-	case m.index != nil:
-		work += m.editIndex()
-		m.index[name] = len(m.names) - 1
-	}
-	return work + 1
-}
-
-// indexWeight is what copying one name index entry costs, in copied
-// pointers: a map insert hashes, and may allocate.
-const indexWeight = 16
-
-// editIndex makes the index this object's own, and returns the work.
-func (m *members) editIndex() int {
-	if m.ownIndex {
-		return 0
-	}
-	m.index = cloneIndex(m.index, len(m.names)+1)
-	m.ownIndex = true
-	return indexWeight * len(m.names)
-}
-
-// RemoveMember removes member i of an owned object; the members after it keep
-// their order.
-func (n *Node) RemoveMember(i int) (work int) {
-	m := n.obj
-	name, old := m.names[i], m.vals[i]
-	if !m.ownNames {
-		m.names = append(make([]string, 0, len(m.names)), m.names...)
-		m.ownNames = true
-		work += len(m.names)
-	}
-	copy(m.names[i:], m.names[i+1:])
-	m.names = m.names[:len(m.names)-1]
-	copy(m.vals[i:], m.vals[i+1:])
-	m.vals[len(m.vals)-1] = nil
-	m.vals = m.vals[:len(m.vals)-1]
-	work += 2 * (len(m.names) - i + 1)
-	switch {
-	case m.index == nil:
-	case len(m.names) <= indexMin:
-		m.index, m.ownIndex = nil, false
-	default:
-		work += m.editIndex()
-		delete(m.index, name)
-		for j := i; j < len(m.names); j++ {
-			m.index[m.names[j]] = j
+	v := 0
+	for i := 0; i < len(lit); i++ {
+		c := lit[i]
+		if c < '0' || c > '9' {
+			return nil
 		}
-		work += indexWeight * (len(m.names) - i)
+		v = v*10 + int(c-'0')
 	}
-	n.size -= StringSize(name) + 1 + old.size
-	if len(m.names) > 0 {
-		n.size-- // comma
+	if v > maxSmallInt {
+		return nil
 	}
-	return work + n.dropDepth(old.depth)
+	return &smallInts[v].Node
 }
 
-func cloneIndex(src map[string]int, size int) map[string]int {
-	dst := make(map[string]int, size)
-	for k, v := range src {
-		dst[k] = v
+// NewArray returns an array of elems. When there are at most 32, the array
+// keeps elems as its storage, and the caller must not change them.
+func NewArray(elems []*Node) *Node {
+	if len(elems) == 0 {
+		return &emptyArray.Node
 	}
-	return dst
+	return newArray(persist.SeqOf[*Node, summary, elemMeasure](elems...))
 }
+
+func newArray(s elems) *Node {
+	if s.Len() == 0 {
+		return &emptyArray.Node
+	}
+	return &(&array{header(Array, 0), s}).Node
+}
+
+// NewObject returns an object of the members names[i]: vals[i], in that
+// order. The names must be distinct; NewObject panics otherwise.
+func NewObject(names []string, vals []*Node) *Node {
+	if len(names) == 0 {
+		return &emptyObject.Node
+	}
+	ms := make([]member, len(names))
+	extra := 0
+	for i, name := range names {
+		ms[i] = member{Key: name, Value: vals[i]}
+		extra += nameExtra(name)
+	}
+	m, ok := persist.MapOf[*Node, summary, memberMeasure](ms...)
+	if !ok {
+		panic("jsonv: NewObject: duplicate member name")
+	}
+	return newObject(m, extra)
+}
+
+func newObject(m members, extra int) *Node {
+	if m.Len() == 0 {
+		return &emptyObject.Node
+	}
+	return &(&object{header(Object, extra), m}).Node
+}
+
+// nameExtra returns what escapes add to the text of a member name.
+func nameExtra(name string) int { return StringSize(name) - len(name) - 2 }
+
+// Kind returns the value's kind.
+func (n *Node) Kind() Kind { return Kind(n.meta & kindMask) }
+
+// Size returns the length in bytes of the value's compact JSON text, as
+// [Append] writes it. It costs O(1).
+func (n *Node) Size() int {
+	switch n.Kind() {
+	case Array:
+		s := n.array().elems
+		return 2 + s.Summary().size + max(s.Len()-1, 0)
+	case Object:
+		m := n.object().members
+		return 2 + m.Summary().size + max(m.Len()-1, 0) + n.aux()
+	}
+	return n.aux()
+}
+
+// Depth returns the value's nesting depth: 0 for a scalar, 1 for a
+// container of scalars, and so on. It costs O(1).
+func (n *Node) Depth() int {
+	switch n.Kind() {
+	case Array:
+		return 1 + int(n.array().elems.Summary().depth)
+	case Object:
+		return 1 + int(n.object().members.Summary().depth)
+	}
+	return 0
+}
+
+// Text returns a string's decoded text (WTF-8) or a number's literal text,
+// and "" for other kinds.
+func (n *Node) Text() string {
+	switch n.Kind() {
+	case Number:
+		return n.scalar().text
+	case String:
+		head, hi := n.stringParts()
+		if hi == 0 {
+			return head
+		}
+		return string(appendWTF8([]byte(head), hi))
+	}
+	return ""
+}
+
+// stringParts returns a string's text as a head and, for a string made by
+// Concat that ends in a lone high surrogate, that surrogate (else 0).
+func (n *Node) stringParts() (head string, hi rune) {
+	if n.meta&grownFlag != 0 {
+		g := (*grown)(unsafe.Pointer(n))
+		return g.text, g.hi
+	}
+	return n.scalar().text, 0
+}
+
+// Len returns the number of elements of an array or members of an object,
+// and 0 for other kinds.
+func (n *Node) Len() int {
+	switch n.Kind() {
+	case Array:
+		return n.array().elems.Len()
+	case Object:
+		return n.object().members.Len()
+	}
+	return 0
+}
+
+// Elem returns element i of an array, in O(log n); i must be in range.
+func (n *Node) Elem(i int) *Node { return n.array().elems.At(i) }
+
+// All returns an iterator over an array's elements and their indexes, or
+// over nothing for other kinds.
+func (n *Node) All() iter.Seq2[int, *Node] {
+	if n.Kind() != Array {
+		return func(func(int, *Node) bool) {}
+	}
+	return n.array().elems.All()
+}
+
+// Member returns member i of an object as its name and value, in O(log n).
+func (n *Node) Member(i int) (string, *Node) { return n.object().members.At(i) }
+
+// Members returns an iterator over an object's member names and values in
+// order, or over nothing for other kinds.
+func (n *Node) Members() iter.Seq2[string, *Node] {
+	if n.Kind() != Object {
+		return func(func(string, *Node) bool) {}
+	}
+	return n.object().members.All()
+}
+
+// Get returns the value of the member called name, or nil, in O(log n).
+func (n *Node) Get(name string) *Node {
+	if n.Kind() != Object {
+		return nil
+	}
+	_, v := n.object().members.Find(name)
+	return v
+}
+
+// find returns the position and value of an object's member called name,
+// or -1.
+func (n *Node) find(name string) (int, *Node) { return n.object().members.Find(name) }

@@ -76,18 +76,18 @@ func checkSeq[T any, S comparable, M Measure[T, S]](t testing.TB, s Seq[T, S, M]
 	var walk func(c *node[T, S, M], depth int, root bool)
 	walk = func(c *node[T, S, M], depth int, root bool) {
 		if c.br == nil {
-			require.LessOrEqual(t, len(c.items), leafMax, "leaf size")
+			require.LessOrEqual(t, len(c.items()), leafMax, "leaf size")
 			if !root {
-				require.GreaterOrEqual(t, len(c.items), leafMin, "leaf size")
-				require.NotZero(t, c.id, "a leaf in a tree has an identity")
-				require.False(t, seen[c.id], "identity %d appears twice", c.id)
-				seen[c.id] = true
+				require.GreaterOrEqual(t, len(c.items()), leafMin, "leaf size")
+				require.NotZero(t, c.lf.id, "a leaf in a tree has an identity")
+				require.False(t, seen[c.lf.id], "identity %d appears twice", c.lf.id)
+				seen[c.lf.id] = true
 			}
 			if leafDepth < 0 {
 				leafDepth = depth
 			}
 			require.Equal(t, leafDepth, depth, "every leaf is at the same depth")
-			require.Equal(t, e.leafSum(c.items), c.sum, "leaf summary")
+			require.Equal(t, e.leafSum(c.items()), c.sum, "leaf summary")
 			return
 		}
 		b := c.br

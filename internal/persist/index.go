@@ -41,7 +41,7 @@ func seek(s *pairs, k uint64) (int, pair, bool) {
 		}
 		c = &kids[lo]
 	}
-	items := c.items
+	items := c.items()
 	lo, hi := 0, len(items)
 	for lo < hi {
 		if mid := int(uint(lo+hi) >> 1); items[mid].k < k {
@@ -151,14 +151,15 @@ func (x *index[V]) del(s *pairs, p pair) {
 	s.root, _ = x.e.removeRoot(s.root, i)
 }
 
-// buildIndex makes the index of the tree root from scratch, in O(n log n).
-func buildIndex[V, S any, M Measure[Entry[V], S]](root *node[Entry[V], S, M]) *index[V] {
+// buildIndex makes the index of the tree root from scratch, in O(n log n),
+// and reports whether two keys have the same hash.
+func buildIndex[V, S any, M Measure[Entry[V], S]](root *node[Entry[V], S, M]) (*index[V], bool) {
 	var leaves, up []pair
 	var walk func(c *node[Entry[V], S, M])
 	walk = func(c *node[Entry[V], S, M]) {
 		if c.br == nil {
-			for _, v := range c.items {
-				leaves = append(leaves, pair{hash(v.Key), c.id})
+			for _, v := range c.items() {
+				leaves = append(leaves, pair{hash(v.Key), c.lf.id})
 			}
 			return
 		}
@@ -170,7 +171,11 @@ func buildIndex[V, S any, M Measure[Entry[V], S]](root *node[Entry[V], S, M]) *i
 	walk(root)
 	slices.SortFunc(leaves, comparePairs)
 	slices.SortFunc(up, comparePairs)
-	return &index[V]{leaves: SeqOf[pair, uint64, pairMax](leaves...), up: SeqOf[pair, uint64, pairMax](up...)}
+	collide := false
+	for i := 1; i < len(leaves) && !collide; i++ {
+		collide = leaves[i].k == leaves[i-1].k
+	}
+	return &index[V]{leaves: SeqOf[pair, uint64, pairMax](leaves...), up: SeqOf[pair, uint64, pairMax](up...)}, collide
 }
 
 func comparePairs(a, b pair) int { return cmp.Compare(a.k, b.k) }

@@ -1,27 +1,44 @@
 package persist
 
-import "slices"
+import (
+	"slices"
+	"unsafe"
+)
 
 // Node sizes. A leaf holds at most leafMax elements, and a branch at most
 // branchMax children; every node but the root holds at least the minimum,
-// so that a tree of n elements is at most 1 + log_8(n/16) branches deep.
+// so that a tree of n elements is at most 1 + log_4(n/16) branches deep.
 const (
-	leafMax   = 64
-	leafMin   = 16
-	branchMax = 32
-	branchMin = 8
+	leafMax   = FlatMax
+	leafMin   = 8
+	branchMax = 16
+	branchMin = 4
 )
 
-// node is one subtree: a leaf, whose elements are items, or a branch. It is
-// held by value in its parent's kids (and in a Seq), so that a leaf costs a
-// single allocation, its items' array, and a parent finds its children's
-// lengths and summaries without following pointers.
+// FlatMax is the most elements that a container keeps in one flat leaf, a
+// single slice; a larger one is a tree.
+const FlatMax = 32
+
+// fill is how many elements SeqOf and Builder put in each leaf of a tree:
+// nearly full, since most containers are read far more than edited, and
+// one short of full so that the first insert does not split a leaf.
+const fill = leafMax * 7 / 8
+
+// node is one subtree: a leaf or a branch. It is held by value in its
+// parent's kids (and in a Seq), so that a parent finds its children's
+// summaries without following pointers, and it is small, so that copying a
+// branch (every edit of a tree copies one per level) is cheap.
 type node[T, S any, M Measure[T, S]] struct {
-	items []T              // a leaf's elements; nil in a branch
-	br    *branch[T, S, M] // a branch's children; nil in a leaf
-	sum   S                // the summary of every element below
-	own   uint64           // a leaf's owner: the token allowed to change items in place
-	id    uint64           // a leaf's identity, kept by its copies; 0 until it splits
+	lf  *leaf[T]         // a leaf's elements; nil in a branch and in an empty Seq
+	br  *branch[T, S, M] // a branch's children; nil in a leaf
+	sum S                // the summary of every element below
+}
+
+// leaf is the inside of a leaf node.
+type leaf[T any] struct {
+	items []T
+	own   uint64 // the token allowed to change the leaf in place
+	id    uint64 // identity, kept by copies; 0 until the leaf is in a tree
 }
 
 // branch is the inside of a branch node.
@@ -32,18 +49,29 @@ type branch[T, S any, M Measure[T, S]] struct {
 	id   uint64 // identity, kept by copies
 }
 
+// items returns a leaf's elements, which the caller must not change.
+func (c *node[T, S, M]) items() []T {
+	if c.lf == nil {
+		return nil
+	}
+	return c.lf.items
+}
+
 func (c *node[T, S, M]) len() int {
 	if c.br != nil {
 		return c.br.n
 	}
-	return len(c.items)
+	return len(c.items())
 }
 
 func (c *node[T, S, M]) ident() uint64 {
-	if c.br != nil {
+	switch {
+	case c.br != nil:
 		return c.br.id
+	case c.lf != nil:
+		return c.lf.id
 	}
-	return c.id
+	return 0
 }
 
 // small reports whether a node that is not the root has too few children.
@@ -51,7 +79,7 @@ func (c *node[T, S, M]) small() bool {
 	if c.br != nil {
 		return len(c.br.kids) < branchMin
 	}
-	return len(c.items) < leafMin
+	return len(c.items()) < leafMin
 }
 
 // locate returns the child holding position i of the branch, and i's
@@ -71,7 +99,7 @@ func (b *branch[T, S, M]) locate(i int) (k, off int) {
 // walk yields the elements of c in order, numbering them from *i.
 func (c *node[T, S, M]) walk(i *int, yield func(int, T) bool) bool {
 	if c.br == nil {
-		for _, v := range c.items {
+		for _, v := range c.items() {
 			if !yield(*i, v) {
 				return false
 			}
@@ -81,6 +109,19 @@ func (c *node[T, S, M]) walk(i *int, yield func(int, T) bool) bool {
 	}
 	for k := range c.br.kids {
 		if !c.br.kids[k].walk(i, yield) {
+			return false
+		}
+	}
+	return true
+}
+
+// chunks yields the items of each leaf below c in order.
+func (c *node[T, S, M]) chunks(yield func([]T) bool) bool {
+	if c.br == nil {
+		return c.len() == 0 || yield(c.items())
+	}
+	for k := range c.br.kids {
+		if !c.br.kids[k].chunks(yield) {
 			return false
 		}
 	}
@@ -100,8 +141,17 @@ type tracker[T any] interface {
 // editor performs one edit, or one batch of edits with the same token.
 type editor[T, S any, M Measure[T, S]] struct {
 	tok uint64
+	o   *Owner // counts the bytes allocated; nil for none
 	tr  tracker[T]
 	m   M
+}
+
+// alloc counts n new elements of type E, for the Owner.
+func alloc[E any, T, S any, M Measure[T, S]](e *editor[T, S, M], n int) {
+	if e.o != nil {
+		var v E
+		e.o.copied += n * int(unsafe.Sizeof(v))
+	}
 }
 
 func (e *editor[T, S, M]) leafSum(items []T) S {
@@ -122,7 +172,7 @@ func (e *editor[T, S, M]) kidsSum(kids []node[T, S, M]) S {
 
 func (e *editor[T, S, M]) resum(c *node[T, S, M]) {
 	if c.br == nil {
-		c.sum = e.leafSum(c.items)
+		c.sum = e.leafSum(c.items())
 	} else {
 		c.sum = e.kidsSum(c.br.kids)
 	}
@@ -153,17 +203,29 @@ func (e *editor[T, S, M]) replace(c *node[T, S, M], out, in S) {
 // quarter, up to leafMax, so that a batch leaves at most a quarter of it
 // unused; a shared one is copied at its exact size.
 func (e *editor[T, S, M]) ownItems(c *node[T, S, M], extra int) {
-	n := len(c.items)
+	old := c.items()
+	n := len(old)
 	size := n + extra
-	if c.own == e.tok {
-		if cap(c.items) >= size {
+	owned := c.lf != nil && c.lf.own == e.tok
+	if owned {
+		if cap(old) >= size {
 			return
 		}
 		size = max(size, min(n+max(n/4, 4), leafMax))
 	}
 	items := make([]T, n, size)
-	copy(items, c.items)
-	c.items, c.own = items, e.tok
+	copy(items, old)
+	alloc[T](e, size)
+	if owned {
+		c.lf.items = items
+		return
+	}
+	var id uint64
+	if c.lf != nil {
+		id = c.lf.id
+	}
+	c.lf = &leaf[T]{items: items, own: e.tok, id: id}
+	alloc[leaf[T]](e, 1)
 }
 
 // ownBranch makes c's branch one the editor may change, and returns it.
@@ -175,6 +237,8 @@ func (e *editor[T, S, M]) ownBranch(c *node[T, S, M]) *branch[T, S, M] {
 	nb := &branch[T, S, M]{kids: make([]node[T, S, M], len(b.kids), len(b.kids)+1), n: b.n, own: e.tok, id: b.id}
 	copy(nb.kids, b.kids)
 	c.br = nb
+	alloc[node[T, S, M]](e, len(nb.kids)+1)
+	alloc[branch[T, S, M]](e, 1)
 	return nb
 }
 
@@ -185,7 +249,7 @@ func (e *editor[T, S, M]) ownBranch(c *node[T, S, M]) *branch[T, S, M] {
 func (e *editor[T, S, M]) insert(c *node[T, S, M], i int, v T, vs S, atEnd bool) (right node[T, S, M], split bool) {
 	if c.br == nil {
 		target := c
-		if len(c.items) == leafMax {
+		if c.len() == leafMax {
 			keep := leafMax / 2
 			if atEnd {
 				keep = leafMax - leafMin
@@ -196,10 +260,10 @@ func (e *editor[T, S, M]) insert(c *node[T, S, M], i int, v T, vs S, atEnd bool)
 			}
 		}
 		e.ownItems(target, 1)
-		target.items = slices.Insert(target.items, i, v)
+		target.lf.items = slices.Insert(target.lf.items, i, v)
 		target.sum = e.m.Add(target.sum, vs)
 		if e.tr != nil {
-			e.tr.placed(v, target.id)
+			e.tr.placed(v, target.lf.id)
 		}
 		return right, split
 	}
@@ -229,23 +293,28 @@ func (e *editor[T, S, M]) insert(c *node[T, S, M], i int, v T, vs S, atEnd bool)
 // leaf, and returns it. The left part of a split made by appending is
 // copied at its exact size, since it will seldom grow again.
 func (e *editor[T, S, M]) splitLeaf(c *node[T, S, M], keep int) node[T, S, M] {
-	right := node[T, S, M]{items: make([]T, len(c.items)-keep, len(c.items)-keep+1), own: e.tok, id: newID()}
-	copy(right.items, c.items[keep:])
-	if c.own == e.tok && keep < leafMax-leafMin {
-		clear(c.items[keep:])
-		c.items = c.items[:keep]
+	old := c.items()
+	rl := &leaf[T]{items: make([]T, len(old)-keep, len(old)-keep+1), own: e.tok, id: newID()}
+	copy(rl.items, old[keep:])
+	alloc[T](e, len(rl.items)+1)
+	alloc[leaf[T]](e, 1)
+	if c.lf.own == e.tok && keep < leafMax-leafMin {
+		clear(old[keep:])
+		c.lf.items = old[:keep]
 	} else {
 		items := make([]T, keep, keep+1)
-		copy(items, c.items)
-		c.items, c.own = items, e.tok
+		copy(items, old)
+		c.lf = &leaf[T]{items: items, own: e.tok, id: c.lf.id}
+		alloc[T](e, keep+1)
+		alloc[leaf[T]](e, 1)
 	}
-	if c.id == 0 {
-		c.id = newID()
+	if c.lf.id == 0 {
+		c.lf.id = newID()
 	}
-	right.sum = e.leafSum(right.items)
+	right := node[T, S, M]{lf: rl, sum: e.leafSum(rl.items)}
 	e.sub(c, right.sum)
 	if e.tr != nil {
-		e.tr.moved(right.items, c.id, right.id)
+		e.tr.moved(rl.items, c.lf.id, rl.id)
 	}
 	return right
 }
@@ -256,6 +325,8 @@ func (e *editor[T, S, M]) splitBranch(c *node[T, S, M], keep int) node[T, S, M] 
 	b := c.br
 	nb := &branch[T, S, M]{kids: make([]node[T, S, M], len(b.kids)-keep, len(b.kids)-keep+1), own: e.tok, id: newID()}
 	copy(nb.kids, b.kids[keep:])
+	alloc[node[T, S, M]](e, len(nb.kids)+1)
+	alloc[branch[T, S, M]](e, 1)
 	clear(b.kids[keep:])
 	b.kids = b.kids[:keep]
 	for k := range nb.kids {
@@ -273,6 +344,8 @@ func (e *editor[T, S, M]) splitBranch(c *node[T, S, M], keep int) node[T, S, M] 
 // grow puts a new branch above root and its new sibling right.
 func (e *editor[T, S, M]) grow(root, right node[T, S, M]) node[T, S, M] {
 	b := &branch[T, S, M]{kids: []node[T, S, M]{root, right}, n: root.len() + right.len(), own: e.tok, id: newID()}
+	alloc[node[T, S, M]](e, 2)
+	alloc[branch[T, S, M]](e, 1)
 	if e.tr != nil {
 		e.tr.adopted(root.ident(), b.id)
 		e.tr.adopted(right.ident(), b.id)
@@ -298,12 +371,12 @@ func (e *editor[T, S, M]) shrink(root node[T, S, M]) node[T, S, M] {
 func (e *editor[T, S, M]) remove(c *node[T, S, M], i int) (old T, os S) {
 	if c.br == nil {
 		e.ownItems(c, 0)
-		old = c.items[i]
+		old = c.lf.items[i]
 		os = e.m.Of(old)
-		c.items = slices.Delete(c.items, i, i+1)
+		c.lf.items = slices.Delete(c.lf.items, i, i+1)
 		e.sub(c, os)
 		if e.tr != nil {
-			e.tr.removed(old, c.id)
+			e.tr.removed(old, c.lf.id)
 		}
 		return old, os
 	}
@@ -324,9 +397,10 @@ func (e *editor[T, S, M]) remove(c *node[T, S, M], i int) (old T, os S) {
 func (e *editor[T, S, M]) update(c *node[T, S, M], i int, f func(T) T) (os, ns S) {
 	if c.br == nil {
 		e.ownItems(c, 0)
-		os = e.m.Of(c.items[i])
-		c.items[i] = f(c.items[i])
-		ns = e.m.Of(c.items[i])
+		items := c.lf.items
+		os = e.m.Of(items[i])
+		items[i] = f(items[i])
+		ns = e.m.Of(items[i])
 	} else {
 		b := e.ownBranch(c)
 		k, off := b.locate(i)
@@ -344,14 +418,14 @@ func (e *editor[T, S, M]) rebalance(b *branch[T, S, M], k int) {
 	l := min(k, len(b.kids)-2)
 	L, R := &b.kids[l], &b.kids[l+1]
 	if L.br == nil {
-		nl, nr := len(L.items), len(R.items)
+		nl, nr := L.len(), R.len()
 		if nl+nr <= leafMax {
 			e.ownItems(L, nr)
 			if e.tr != nil {
-				e.tr.moved(R.items, R.id, L.id)
-				e.tr.dropped(R.id)
+				e.tr.moved(R.items(), R.lf.id, L.lf.id)
+				e.tr.dropped(R.lf.id)
 			}
-			L.items = append(L.items, R.items...)
+			L.lf.items = append(L.lf.items, R.items()...)
 			L.sum = e.m.Add(L.sum, R.sum)
 			b.kids = slices.Delete(b.kids, l+1, l+2)
 			return
@@ -360,22 +434,22 @@ func (e *editor[T, S, M]) rebalance(b *branch[T, S, M], k int) {
 		if nl > nr {
 			e.ownItems(L, 0)
 			e.ownItems(R, nl-half)
-			moved := L.items[half:]
+			moved := L.lf.items[half:]
 			if e.tr != nil {
-				e.tr.moved(moved, L.id, R.id)
+				e.tr.moved(moved, L.lf.id, R.lf.id)
 			}
-			R.items = slices.Insert(R.items, 0, moved...)
+			R.lf.items = slices.Insert(R.lf.items, 0, moved...)
 			clear(moved)
-			L.items = L.items[:half]
+			L.lf.items = L.lf.items[:half]
 		} else {
 			e.ownItems(L, half-nl)
 			e.ownItems(R, 0)
-			moved := R.items[:nr-half]
+			moved := R.lf.items[:nr-half]
 			if e.tr != nil {
-				e.tr.moved(moved, R.id, L.id)
+				e.tr.moved(moved, R.lf.id, L.lf.id)
 			}
-			L.items = append(L.items, moved...)
-			R.items = slices.Delete(R.items, 0, nr-half)
+			L.lf.items = append(L.lf.items, moved...)
+			R.lf.items = slices.Delete(R.lf.items, 0, nr-half)
 		}
 		e.resum(L)
 		e.resum(R)
@@ -429,20 +503,31 @@ func (e *editor[T, S, M]) rebalance(b *branch[T, S, M], k int) {
 	e.resum(R)
 }
 
-// build makes a tree of items, with leaves and branches three quarters
-// full, so that the next inserts do not split them at once. A flat result
+// build makes a tree of items, with leaves nearly full (see fill) and
+// branches three quarters full. A flat result
 // keeps items as its array; a tree copies them into leaves of their own, so
 // that no leaf keeps the others' memory alive.
 func (e *editor[T, S, M]) build(items []T) node[T, S, M] {
-	if len(items) <= leafMax {
-		return node[T, S, M]{items: items, sum: e.leafSum(items)}
+	switch {
+	case len(items) == 0:
+		return node[T, S, M]{}
+	case len(items) <= leafMax:
+		return node[T, S, M]{lf: &leaf[T]{items: items}, sum: e.leafSum(items)}
 	}
 	level := make([]node[T, S, M], 0, len(items)/leafMax+1)
-	for part := range parts(len(items), leafMax*3/4) {
-		leaf := node[T, S, M]{items: slices.Clone(items[part[0]:part[1]]), id: newID()}
-		leaf.sum = e.leafSum(leaf.items)
-		level = append(level, leaf)
+	for part := range parts(len(items), fill) {
+		level = append(level, e.leaf(slices.Clone(items[part[0]:part[1]])))
 	}
+	return e.buildUp(level)
+}
+
+// leaf returns a new leaf of items.
+func (e *editor[T, S, M]) leaf(items []T) node[T, S, M] {
+	return node[T, S, M]{lf: &leaf[T]{items: items, id: newID()}, sum: e.leafSum(items)}
+}
+
+// buildUp makes the tree above a level of at least two nodes.
+func (e *editor[T, S, M]) buildUp(level []node[T, S, M]) node[T, S, M] {
 	for len(level) > 1 {
 		up := make([]node[T, S, M], 0, len(level)/branchMax+1)
 		for part := range parts(len(level), branchMax*3/4) {

@@ -15,7 +15,7 @@ type Entry[V any] struct {
 // its entries in the order they were put in, and the summary S of its
 // entries, defined by the Measure M. Every operation costs O(log n) at most:
 // reading, changing, inserting or deleting an entry by key or by position,
-// and finding a key's position. A Map of at most 64 entries is one slice,
+// and finding a key's position. A Map of at most [FlatMax] entries is one slice,
 // searched from the start; a larger one also keeps a persistent index of
 // which leaf holds each key (see the package documentation).
 //
@@ -28,14 +28,20 @@ type Map[V, S any, M Measure[Entry[V], S]] struct {
 
 // MapOf returns a Map of entries in their order, in O(n log n), or false
 // when two entries share a key. Like [SeqOf], it keeps entries as its
-// storage when there are at most 64.
+// storage when there are at most [FlatMax].
 func MapOf[V, S any, M Measure[Entry[V], S]](entries ...Entry[V]) (Map[V, S, M], bool) {
-	if !distinct(entries) {
+	if len(entries) <= leafMax && !distinct(entries) {
 		return Map[V, S, M]{}, false
 	}
 	m := Map[V, S, M]{seq: SeqOf[Entry[V], S, M](entries...)}
 	if m.seq.root.br != nil {
-		m.ix = buildIndex(&m.seq.root)
+		// The index sorts the keys' hashes: two keys can be the same only
+		// where two hashes are.
+		var collide bool
+		m.ix, collide = buildIndex(&m.seq.root)
+		if collide && !distinct(entries) {
+			return Map[V, S, M]{}, false
+		}
 	}
 	return m, true
 }
@@ -63,22 +69,27 @@ func (m Map[V, S, M]) All() iter.Seq2[string, V] {
 	}
 }
 
+// Chunks yields the entries in order, one leaf at a time, as [Seq.Chunks]
+// does.
+func (m Map[V, S, M]) Chunks() iter.Seq[[]Entry[V]] { return m.seq.Chunks() }
+
 // Get returns the value of key, and whether m has it.
 func (m Map[V, S, M]) Get(key string) (V, bool) {
-	i, v := m.find(key)
+	i, v := m.Find(key)
 	return v, i >= 0
 }
 
 // Index returns the position of key, or -1 when m does not have it.
 func (m Map[V, S, M]) Index(key string) int {
-	i, _ := m.find(key)
+	i, _ := m.Find(key)
 	return i
 }
 
-// find returns the position and value of key, or -1.
-func (m Map[V, S, M]) find(key string) (int, V) {
+// Find returns the position and value of key, or -1 and the zero V when m
+// does not have it.
+func (m Map[V, S, M]) Find(key string) (int, V) {
 	if m.ix == nil {
-		for i, v := range m.seq.root.items {
+		for i, v := range m.seq.root.items() {
 			if v.Key == key {
 				return i, v.Value
 			}
@@ -104,7 +115,7 @@ func (m Map[V, S, M]) find(key string) (int, V) {
 
 // maxHeight bounds the height of a tree: with at least branchMin children
 // per branch, 2^63 entries need fewer levels.
-const maxHeight = 24
+const maxHeight = 32
 
 // inLeaf looks for key in the leaf of identity id: it climbs the parents in
 // the index to the root, walks back down counting the entries before each
@@ -134,7 +145,7 @@ func (m Map[V, S, M]) inLeaf(id uint64, key string) (int, V, bool) {
 		}
 		c = &kids[k]
 	}
-	for i, v := range c.items {
+	for i, v := range c.items() {
 		if v.Key == key {
 			return pos + i, v.Value, true
 		}
@@ -146,11 +157,11 @@ func (m Map[V, S, M]) inLeaf(id uint64, key string) (int, V, bool) {
 // begin returns the editor of one edit of m's entries. A tree's index is
 // made one that the editor may change, and follows the edit.
 func (m *Map[V, S, M]) begin(o *Owner) editor[Entry[V], S, M] {
-	e := editor[Entry[V], S, M]{tok: o.token()}
+	e := editor[Entry[V], S, M]{tok: o.token(), o: o}
 	if m.ix != nil {
 		if m.ix.e.tok != e.tok {
 			ix := *m.ix
-			ix.e.tok = e.tok
+			ix.e.tok, ix.e.o = e.tok, o
 			m.ix = &ix
 		}
 		e.tr = m.ix
@@ -165,18 +176,26 @@ func (m *Map[V, S, M]) end(e *editor[Entry[V], S, M]) {
 	case m.seq.root.br == nil:
 		m.ix = nil
 	case m.ix == nil:
-		m.ix = buildIndex(&m.seq.root)
-		m.ix.e.tok = e.tok
+		m.ix, _ = buildIndex(&m.seq.root)
+		m.ix.e.tok, m.ix.e.o = e.tok, e.o
 	}
 }
 
 // Set returns m with key's value replaced by v where it is, or with key and v
 // appended after the last entry when m does not have key.
 func (m Map[V, S, M]) Set(o *Owner, key string, v V) Map[V, S, M] {
-	if i := m.Index(key); i >= 0 {
-		return m.UpdateAt(o, i, func(V) V { return v })
+	m, _, _ = m.Put(o, key, v)
+	return m
+}
+
+// Put is [Map.Set] that also returns the value it replaced, and whether m
+// had key.
+func (m Map[V, S, M]) Put(o *Owner, key string, v V) (Map[V, S, M], V, bool) {
+	if i, old := m.Find(key); i >= 0 {
+		return m.UpdateAt(o, i, func(V) V { return v }), old, true
 	}
-	return m.insert(o, m.Len(), key, v)
+	var zero V
+	return m.insert(o, m.Len(), key, v), zero, false
 }
 
 // Update returns m with key's value replaced by f of it, or m and false when

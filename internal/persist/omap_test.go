@@ -55,7 +55,7 @@ func checkMap(t testing.TB, m imap, want []Entry[int]) {
 		require.Nil(t, m.ix, "a flat Map has no index")
 	} else {
 		require.NotNil(t, m.ix, "a tree Map has an index")
-		fresh := buildIndex(&m.seq.root)
+		fresh, _ := buildIndex(&m.seq.root)
 		for _, s := range []struct {
 			name       string
 			got, fresh pairs
@@ -355,4 +355,30 @@ func TestConcurrentReaders(t *testing.T) {
 	}
 	<-done
 	<-done
+}
+
+func TestMapPut(t *testing.T) {
+	m, ok := MapOf[int, stat, entryStat](entries(100)...)
+	require.True(t, ok)
+	key, _ := m.At(40)
+	n, old, had := m.Put(nil, key, -1)
+	assert.True(t, had, "an existing key")
+	assert.Equal(t, 40, old, "the value replaced")
+	assert.Equal(t, 40, n.Index(key), "keeps its place")
+	n, old, had = n.Put(nil, "new", 7)
+	assert.False(t, had, "a new key")
+	assert.Zero(t, old)
+	assert.Equal(t, 100, n.Index("new"), "goes last")
+	assert.Equal(t, 100, m.Len(), "the Map given is unchanged")
+}
+
+// TestMapOfCollisions checks MapOf when distinct keys share hashes.
+func TestMapOfCollisions(t *testing.T) {
+	defer func(h func(string) uint64) { hash = h }(hash)
+	hash = func(key string) uint64 { return uint64(len(key)) }
+	m, ok := MapOf[int, stat, entryStat](entries(100)...)
+	require.True(t, ok, "colliding hashes are not duplicates")
+	checkMap(t, m, entries(100))
+	_, ok = MapOf[int, stat, entryStat](append(entries(100), Entry[int]{"k42", 0})...)
+	assert.False(t, ok, "a duplicate among colliding hashes")
 }

@@ -168,3 +168,76 @@ func TestSeqBatchCopiesOnce(t *testing.T) {
 	allocs = testing.AllocsPerRun(1, func() { _ = s.Set(o, 501, 3) })
 	assert.NotZero(t, allocs, "after Seal the path is copied again")
 }
+
+func TestSeqChunks(t *testing.T) {
+	s := SeqOf[int, stat, statOf](seqRange(1000)...)
+	var got []int
+	runs := 0
+	for run := range s.Chunks() {
+		got = append(got, run...)
+		runs++
+	}
+	assert.Equal(t, seqRange(1000), got, "every element once, in order")
+	assert.Greater(t, runs, 1, "one run per leaf")
+	u := s.Set(nil, 999, -1)
+	var shared int
+	for a, b := range zipChunks(s, u) {
+		if &a[0] == &b[0] && len(a) == len(b) {
+			shared++
+		}
+	}
+	assert.Equal(t, runs-1, shared, "an edit leaves every other leaf shared")
+	var empty ints
+	for range empty.Chunks() {
+		t.Fatal("an empty Seq yields no run")
+	}
+}
+
+// zipChunks pairs the runs of two Seqs of the same shape.
+func zipChunks(a, b ints) func(func([]int, []int) bool) {
+	return func(yield func([]int, []int) bool) {
+		var bs [][]int
+		for run := range b.Chunks() {
+			bs = append(bs, run)
+		}
+		k := 0
+		for run := range a.Chunks() {
+			if !yield(run, bs[k]) {
+				return
+			}
+			k++
+		}
+	}
+}
+
+func TestOwnerCopied(t *testing.T) {
+	s := SeqOf[int, stat, statOf](seqRange(10_000)...)
+	o := NewOwner()
+	s = s.Set(o, 5000, -1)
+	first := o.Copied()
+	assert.Positive(t, first, "the first edit copies its path")
+	s = s.Set(o, 5001, -2)
+	assert.Equal(t, first, o.Copied(), "a second edit in the batch copies nothing")
+	o.Seal()
+	s.Set(o, 5002, -3)
+	assert.Equal(t, 2*first, o.Copied(), "after Seal the path is copied again")
+	var m imap
+	mo := NewOwner()
+	for i, e := range entries(500) {
+		m = m.Set(mo, e.Key, i)
+	}
+	assert.Positive(t, mo.Copied(), "the index's nodes count too")
+}
+
+func TestBuilder(t *testing.T) {
+	for _, n := range []int{0, 1, fill - 1, fill, fill + 1, fill + leafMin - 1, fill + leafMin, leafMax, 2*fill + 5, 100_000} {
+		for _, batch := range []int{1, 7, fill, 1000} {
+			want := seqRange(n)
+			var b Builder[int, stat, statOf]
+			for i := 0; i < n; i += batch {
+				b.Add(want[i:min(i+batch, n)]...)
+			}
+			checkSeq(t, b.Seq(), want)
+		}
+	}
+}
