@@ -1,3 +1,5 @@
+// The errors of the stores: conflicts, positions out of range, no checkpoint.
+
 package relay
 
 import (

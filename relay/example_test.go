@@ -1,3 +1,5 @@
+// Runnable examples: a viewer catching up from a checkpoint and the log, and a Relay in front of an agent.
+
 package relay_test
 
 import (

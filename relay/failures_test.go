@@ -1,3 +1,5 @@
+// Tests of agents that fail and of closing a Relay.
+
 package relay_test
 
 import (

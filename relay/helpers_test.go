@@ -1,3 +1,5 @@
+// Test helpers: fake agents, relays on test servers, and an SSE reader.
+
 package relay_test
 
 import (

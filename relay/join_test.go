@@ -1,3 +1,5 @@
+// Tests of viewers joining a live run at every event boundary, checked with the reference client.
+
 package relay_test
 
 import (

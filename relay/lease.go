@@ -1,3 +1,5 @@
+// Leases: the optional store interface that tells a running relay from a lost one.
+
 package relay
 
 import (

@@ -1,3 +1,5 @@
+// Memory, the in-memory Store: the embedded default.
+
 package relay
 
 import (

@@ -1,3 +1,5 @@
+// The store conformance suite and benchmarks, run on Memory.
+
 package relay_test
 
 import (

@@ -1,3 +1,5 @@
+// The record of a run: the RUN_STARTED that carries the run's input into the log.
+
 package relay
 
 import (

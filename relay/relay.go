@@ -1,3 +1,5 @@
+// The Relay: an http.Handler in front of an AG-UI agent, its options and routes.
+
 package relay
 
 import (

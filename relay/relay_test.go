@@ -1,3 +1,5 @@
+// Tests of what a Relay records and serves.
+
 package relay_test
 
 import (

@@ -1,3 +1,5 @@
+// Tests of client resume: runs cut at every event boundary reconnect and end as uncut runs.
+
 package relay_test
 
 import (

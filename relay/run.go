@@ -1,3 +1,5 @@
+// Runs: a POST /agent sent upstream, its events applied, appended in batches and streamed back.
+
 package relay
 
 import (

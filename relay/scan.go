@@ -1,3 +1,5 @@
+// Scan: reading a log page by page, with the position checks every store shares.
+
 package relay
 
 import (

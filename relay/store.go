@@ -1,3 +1,5 @@
+// The Store interface: a thread's log of events and its latest checkpoint.
+
 package relay
 
 import (

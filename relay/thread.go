@@ -1,3 +1,5 @@
+// A thread as a Relay holds it: its Consumer, its position, and the hub that feeds its viewers.
+
 package relay
 
 import (

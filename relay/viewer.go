@@ -1,3 +1,5 @@
+// Viewers: joining a thread by Last-Event-ID or by prelude, and following it as SSE.
+
 package relay
 
 import (
@@ -6,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/aguistate/aguistate"
 )
 
 // keepAlive is how long a viewer's stream may stay silent: an SSE comment
@@ -92,13 +96,16 @@ func (r *Relay) getThread(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "aguistate: no thread "+strconv.Quote(t.id), http.StatusNotFound)
 		return
 	}
-	body, err := json.Marshal(map[string]any{"state": c.State(), "messages": c.Messages()})
+	body, err := json.Marshal(struct {
+		State    aguistate.Value     `json:"state"`
+		Messages []aguistate.Message `json:"messages"`
+	}{c.State(), c.Messages()})
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(body)
+	_, _ = w.Write(append(body, '\n'))
 }
 
 // stream sends a viewer the thread's events from j on, as SSE, until the

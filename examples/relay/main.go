@@ -137,6 +137,7 @@ func openStore(ctx context.Context, url string, logger *slog.Logger) (relay.Stor
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
 		}
+		redis.SetLogger(redisLog{logger})
 		rdb := redis.NewClient(opt)
 		if err := rdb.Ping(ping).Err(); err != nil {
 			rdb.Close()
@@ -172,4 +173,13 @@ func storeName(url string) string {
 		}
 	}
 	return url
+}
+
+// redisLog sends go-redis's own log lines (dial retries, pool notices) to
+// the relay's logger at level Debug: the relay reports what matters, once,
+// in its own words.
+type redisLog struct{ logger *slog.Logger }
+
+func (l redisLog) Printf(ctx context.Context, format string, v ...any) {
+	l.logger.DebugContext(ctx, fmt.Sprintf(format, v...), slog.String("from", "go-redis"))
 }

@@ -16,7 +16,8 @@
 // for each skipped event and "error: event N (TYPE): ..." for a fatal one,
 // with N counting events from 1, and at the end a line "interrupt: {...}"
 // for each interrupt the run left pending. The exit status is 0, 1 after a fatal
-// error, or 2 for bad usage or an unreadable file.
+// error or for a stream with no event (a file that is no AG-UI stream reads
+// as SSE with nothing in it), or 2 for bad usage or an unreadable file.
 //
 // With -next-input, standard output gets instead the RunAgentInput of the
 // next run on the thread: the state and messages held (without activity
@@ -61,7 +62,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	var next aguistate.RunOptions // what -next-input carries over from -input
 	c := aguistate.New(nil)
+	events := 0
 	c.Subscribe(func(ch aguistate.Change) {
+		if ch.Event.Type != "" { // not a local change, such as -input's
+			events++
+		}
 		if ch.Warning != nil {
 			fmt.Fprintln(stderr, "warning:", ch.Warning)
 		}
@@ -98,6 +103,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	status := 0
 	if err := c.Run(context.Background(), stream); err != nil {
 		fmt.Fprintln(stderr, "error:", err)
+		status = 1
+	} else if events == 0 {
+		fmt.Fprintln(stderr, "error: the stream holds no event: an AG-UI stream is SSE with data: lines, JSON Lines or a JSON array of events")
 		status = 1
 	}
 	for _, in := range c.Interrupts() {
