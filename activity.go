@@ -30,7 +30,7 @@ func (t *txn) activitySnapshot(ev *jsonv.Node) error {
 	m, i, held := t.message(id)
 	switch {
 	case !held:
-		v := mergeMetadata(jsonv.NewObjectOf([]string{"id", "role", "activityType", "content", "subagentRunId"},
+		v := t.mergeMetadata(jsonv.NewObjectOf([]string{"id", "role", "activityType", "content", "subagentRunId"},
 			jsonv.NewString(id), jsonv.NewString(roleActivity), typ, content, sub), meta)
 		t.appendMessage(Message{id: id, role: roleActivity, v: v})
 	case !activityWriter.writes(m.role):
@@ -38,14 +38,14 @@ func (t *txn) activitySnapshot(ev *jsonv.Node) error {
 	default:
 		v := m.v
 		if replacing {
-			v = jsonv.WithMember(jsonv.WithMember(v, "activityType", typ), "content", content)
+			v = t.with(t.with(v, "activityType", typ), "content", content)
 			if sub != nil {
-				v = jsonv.WithMember(v, "subagentRunId", sub)
+				v = t.with(v, "subagentRunId", sub)
 			} else {
-				v = jsonv.WithoutMember(v, "subagentRunId")
+				v, _ = t.ed().RemoveMember(v, "subagentRunId")
 			}
 		}
-		t.setMessage(i, messageOf(mergeMetadata(v, meta)))
+		t.editMessage(i, m, t.mergeMetadata(v, meta))
 	}
 	return nil
 }
@@ -90,7 +90,7 @@ func (t *txn) activityDelta(ev *jsonv.Node) error {
 		t.warn = err
 		return nil
 	}
-	v := jsonv.WithMember(mergeMetadata(m.v, meta), "content", content)
-	t.setMessage(i, messageOf(jsonv.WithMember(v, "activityType", typ)))
+	v := t.with(t.mergeMetadata(m.v, meta), "content", content)
+	t.editMessage(i, m, t.with(v, "activityType", typ))
 	return nil
 }

@@ -133,9 +133,9 @@ func (c *Consumer) RunAgent(ctx context.Context, a *Agent, opts *RunOptions) (Ru
 }
 
 // result returns how a run ended: with end (RUN_FINISHED or RUN_ERROR, or
-// the zero Event when none came), or err. before holds the ids of the
-// messages held when the run started.
-func (c *Consumer) result(before map[string]bool, end Event, err error) (RunResult, error) {
+// the zero Event when none came), or err. before holds the messages held
+// when the run started.
+func (c *Consumer) result(before messageList, end Event, err error) (RunResult, error) {
 	res := RunResult{NewMessages: c.newMessages(before)}
 	switch {
 	case err != nil:
@@ -163,31 +163,28 @@ func (c *Consumer) result(before map[string]bool, end Event, err error) (RunResu
 // startNext starts the next run as RunAgent does, in one change: it builds
 // the input from the view it changes, so that nothing committed between
 // reading and starting is lost. It returns the input's JSON text, and the
-// ids of the messages held.
-func (c *Consumer) startNext(opts *RunOptions) ([]byte, map[string]bool, error) {
+// messages held before it.
+func (c *Consumer) startNext(opts *RunOptions) ([]byte, messageList, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old := c.cur.Load()
 	in := old.nextInput(opts)
 	body, err := in.MarshalJSON()
 	if err != nil {
-		return nil, nil, err
+		return nil, messageList{}, err
 	}
 	if err := c.startLocked(old, in); err != nil {
-		return nil, nil, err
+		return nil, messageList{}, err
 	}
-	held := make(map[string]bool, len(old.index))
-	for id := range old.index {
-		held[id] = true
-	}
-	return body, held, nil
+	return body, old.messages, nil
 }
 
-// newMessages returns the held messages whose ids are not in before.
-func (c *Consumer) newMessages(before map[string]bool) []Message {
+// newMessages returns the held messages with an id that before does not
+// hold.
+func (c *Consumer) newMessages(before messageList) []Message {
 	var out []Message
-	for _, m := range c.cur.Load().messages {
-		if m.id != "" && !before[m.id] {
+	for m := range c.cur.Load().messages.All() {
+		if _, _, held := before.Get(m.id); m.id != "" && !held {
 			out = append(out, m)
 		}
 	}

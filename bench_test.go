@@ -1,16 +1,15 @@
 // Benchmarks: a one-operation delta on states of 1 KB to 10 MB (against
 // evanphx), the cost table of issue 10 on four state shapes, memory held per
-// byte of parsed JSON text, the worst legal deltas, and text streamed in
-// small pieces.
+// byte of parsed JSON text, text streamed in small pieces, and message
+// events by the number of messages held. The worst legal events are in
+// worst_test.go.
 
 package aguistate
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 
@@ -347,97 +346,6 @@ func BenchmarkSnapshot16MiB(b *testing.B) {
 	}
 }
 
-// worstDeltas are legal STATE_DELTA events that make the engine work hard
-// under the default limits, each with the state it applies to. An event
-// may run out of its work budget (ErrLimit): the benchmark measures the
-// time it takes to apply or to be refused.
-var worstDeltas = []struct {
-	name  string
-	build func() (state, delta string)
-}{
-	// The 330 KB delta of issue 10: copy and remove alternate on an object
-	// whose 15 other members have names of 1 MiB. Each copy ends what the
-	// patch may edit in place, so the remove after it copies the object.
-	{"copy-remove-long-names", func() (string, string) {
-		var b strings.Builder
-		b.WriteByte('{')
-		for i := range 15 {
-			fmt.Fprintf(&b, `"%s%02d":%d,`, strings.Repeat("n", 1<<20-2), i, i)
-		}
-		b.WriteString(`"a":{"x":1}}`)
-		return b.String(), repeatOps(330<<10, `{"op":"copy","from":"/a","path":"/b"}`, `{"op":"remove","path":"/b"}`)
-	}},
-	// Copies alternate with edits at the bottom of 1,000 nested objects of
-	// 60 members: each edit copies its whole path again, until the budget
-	// runs out.
-	{"copy-edit-deep", func() (string, string) {
-		level := make([]string, 60)
-		for i := range level {
-			level[i] = fmt.Sprintf(`"m%d":%d`, i, i)
-		}
-		members := strings.Join(level, ",")
-		state := strings.Repeat(`{`+members+`,"k":`, 998) + `0` + strings.Repeat(`}`, 998)
-		replace := `{"op":"replace","path":"` + strings.Repeat("/k", 998) + `","value":1}`
-		return state, repeatOps(16<<20-1<<10, `{"op":"copy","from":"/m0","path":"/m1"}`, replace)
-	}},
-	// Copies alternate with inserts at the front of an array of a million
-	// elements, 10,000 operations in all.
-	{"copy-insert-wide", func() (string, string) {
-		state := `{"a":[` + strings.Repeat("0,", 1_000_000-1) + `0]}`
-		ops := make([]string, 0, 10_000)
-		for len(ops) < 10_000 {
-			ops = append(ops, `{"op":"copy","from":"/a/5","path":"/b"}`, `{"op":"add","path":"/a/0","value":1}`)
-		}
-		return state, "[" + strings.Join(ops, ",") + "]"
-	}},
-	// A test of an object of 500,000 members, given in the reverse order of
-	// the state's, so that every member is looked up by name.
-	{"test-reversed-object", func() (string, string) {
-		members := make([]string, 500_000)
-		for i := range members {
-			members[i] = fmt.Sprintf(`"k%d":%d`, i, i)
-		}
-		state := "{" + strings.Join(members, ",") + "}"
-		slices.Reverse(members)
-		return state, `[{"op":"test","path":"","value":{` + strings.Join(members, ",") + `}}]`
-	}},
-}
-
-// repeatOps returns a patch of the operations ops, repeated in turn until
-// the patch is about size bytes long or has 10,000 operations.
-func repeatOps(size int, ops ...string) string {
-	var out []string
-	n := 0
-	for n < size && len(out) < 10_000 {
-		op := ops[len(out)%len(ops)]
-		out = append(out, op)
-		n += len(op) + 1
-	}
-	return "[" + strings.Join(out, ",") + "]"
-}
-
-// BenchmarkWorstDelta applies each of worstDeltas to its state. The README
-// promises about a second for the worst delta the default limits allow.
-func BenchmarkWorstDelta(b *testing.B) {
-	for _, wd := range worstDeltas {
-		b.Run(wd.name, func(b *testing.B) {
-			state, delta := wd.build()
-			c := New(nil)
-			if err := c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":` + state + `}`)); err != nil {
-				b.Fatal(err)
-			}
-			event := []byte(`{"type":"STATE_DELTA","delta":` + delta + `}`)
-			b.SetBytes(int64(len(event)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := c.Apply(event); err != nil && !errors.Is(err, ErrLimit) {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
 // BenchmarkSplitPairs streams TEXT_MESSAGE_CONTENT events into a 7 MiB
 // message, each ending with the high half of a UTF-16 pair whose low half
 // starts the next (issue 10: 12.8 KB of such events held 1.39 GiB). Each
@@ -468,4 +376,138 @@ func BenchmarkSplitPairs(b *testing.B) {
 	runtime.ReadMemStats(&ms)
 	runtime.KeepAlive(c)
 	b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "held-MiB")
+}
+
+// heldMessages returns n messages as JSON array elements, in threes: a user
+// message, an assistant message with one tool call, and that call's result.
+// version changes the text of the last one.
+func heldMessages(n int, version string) []string {
+	out := make([]string, n)
+	for i := range out {
+		switch i % 3 {
+		case 0:
+			out[i] = fmt.Sprintf(`{"id":"m-%d","role":"user","content":"Question %d: what is the weather in city number %d?"}`, i, i, i)
+		case 1:
+			out[i] = fmt.Sprintf(`{"id":"m-%d","role":"assistant","content":"Let me look.","toolCalls":[{"id":"call-%d","type":"function","function":{"name":"weather","arguments":"{\"city\":%d}"}}]}`, i, i, i)
+		default:
+			out[i] = fmt.Sprintf(`{"id":"m-%d","role":"tool","toolCallId":"call-%d","content":"Sunny, %d degrees."}`, i, i-1, i%40)
+		}
+	}
+	if n > 0 {
+		out[n-1] = fmt.Sprintf(`{"id":"m-%d","role":"user","content":"The last message, version %s."}`, n-1, version)
+	}
+	return out
+}
+
+// messageSizes are the numbers of messages held in BenchmarkMessageEvents.
+var messageSizes = []int{100, 1_000, 10_000, 100_000}
+
+// messageOptions lets a thread hold the largest benchmark list.
+var messageOptions = &Options{MaxMessages: 1 << 20, MaxEventSize: 1 << 30}
+
+// heldThread returns a Consumer holding n messages (heldMessages) after
+// the setup events.
+func heldThread(b *testing.B, n int, setup ...string) *Consumer {
+	b.Helper()
+	c := New(messageOptions)
+	snap := `{"type":"MESSAGES_SNAPSHOT","messages":[` + strings.Join(heldMessages(n, "a"), ",") + `]}`
+	for _, ev := range append([]string{snap}, setup...) {
+		if err := c.Apply([]byte(ev)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return c
+}
+
+// fork returns a Consumer that holds what c holds, sharing it.
+func fork(c *Consumer) *Consumer {
+	f := New(&c.opts)
+	f.cur.Store(c.cur.Load())
+	return f
+}
+
+// BenchmarkMessageEvents measures one message event, from its JSON text to
+// the published view, with 100 to 100,000 messages held. The target: an
+// event with 100,000 messages held costs at most 3 times what it costs
+// with 100. A MESSAGES_SNAPSHOT restates the whole list, changing its last
+// message; "messages-snapshot-parse" parses the same text, and the target
+// is at most twice that.
+func BenchmarkMessageEvents(b *testing.B) {
+	for _, n := range messageSizes {
+		name := fmt.Sprintf("/messages=%d", n)
+		b.Run("text-content"+name, func(b *testing.B) {
+			c := heldThread(b, n, `{"type":"TEXT_MESSAGE_START","messageId":"live","role":"assistant"}`)
+			event := []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"live","delta":"x"}`)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if err := c.Apply(event); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("tool-call-args"+name, func(b *testing.B) {
+			c := heldThread(b, n, `{"type":"TOOL_CALL_START","toolCallId":"live-call","toolCallName":"search","parentMessageId":"live"}`)
+			event := []byte(`{"type":"TOOL_CALL_ARGS","toolCallId":"live-call","delta":"x"}`)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if err := c.Apply(event); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("tool-result"+name, func(b *testing.B) {
+			// An assistant message with 100 parallel calls; each round of
+			// 100 events answers them in turn on a fork of the thread, so
+			// that the list stays near n messages.
+			const calls = 100
+			setup := make([]string, 0, calls+1)
+			for j := range calls {
+				setup = append(setup, fmt.Sprintf(`{"type":"TOOL_CALL_START","toolCallId":"live-%d","toolCallName":"search","parentMessageId":"live"}`, j))
+			}
+			base := heldThread(b, n, setup...)
+			events := make([][]byte, calls)
+			for j := range events {
+				events[j] = []byte(fmt.Sprintf(`{"type":"TOOL_CALL_RESULT","messageId":"result-%d","toolCallId":"live-%d","content":"done"}`, j, j))
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			var c *Consumer
+			for i := 0; b.Loop(); i++ {
+				if i%calls == 0 {
+					b.StopTimer()
+					c = fork(base)
+					b.StartTimer()
+				}
+				if err := c.Apply(events[i%calls]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		snaps := [2][]byte{}
+		for i, version := range []string{"b", "a"} {
+			snaps[i] = []byte(`{"type":"MESSAGES_SNAPSHOT","messages":[` + strings.Join(heldMessages(n, version), ",") + `]}`)
+		}
+		b.Run("messages-snapshot"+name, func(b *testing.B) {
+			c := heldThread(b, n)
+			b.SetBytes(int64(len(snaps[0])))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				if err := c.Apply(snaps[i&1]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("messages-snapshot-parse"+name, func(b *testing.B) {
+			b.SetBytes(int64(len(snaps[0])))
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if _, err := jsonv.Parse(snaps[i&1], 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

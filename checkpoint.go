@@ -50,7 +50,7 @@ func (v *view) checkpoint() []byte {
 		[]string{"format", "events", "threadId", "runId", "run", "diverged", "state", "messages", "interrupts", "open", "chunks"},
 		[]*jsonv.Node{jsonv.NewString(checkpointVersion), jsonv.NewNumber(strconv.Itoa(v.events)),
 			jsonv.NewString(v.threadID), jsonv.NewString(v.runID), jsonv.NewString(runPhaseNames[v.run]), jsonv.NewBool(v.diverged), v.state,
-			encodeMessages(v.messages), jsonv.NewArray(interrupts), jsonv.NewArray(open), jsonv.NewArray(chunks)})
+			encodeMessages(v.messages.Slice()), jsonv.NewArray(interrupts), jsonv.NewArray(open), jsonv.NewArray(chunks)})
 	return jsonv.Marshal(v.checkpointScopes(cp))
 }
 
@@ -148,6 +148,7 @@ func (c *Consumer) restore(checkpoint []byte) error {
 		ids[m.id] = true
 	}
 
+	defer c.done()
 	t := c.begin(c.cur.Load())
 	t.next.state, t.next.diverged = state, diverged
 	t.next.threadID, t.next.runID, t.next.run = threadID, runID, runPhase(phase)

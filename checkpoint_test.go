@@ -217,6 +217,11 @@ func TestRestoreRejects(t *testing.T) {
 	assert.NoError(t, err, "a step name is per subagent, as the reference client verifies it")
 	_, err = Restore([]byte(strings.Replace(good, `"state":{}`, `"state":"`+strings.Repeat("x", 100)+`"`, 1)), &Options{MaxStateSize: 50})
 	assert.ErrorIs(t, err, ErrLimit, "a restored Consumer obeys its limits")
+	lanes := `"chunks":[{"lane":"a","kind":"TEXT_MESSAGE_CHUNK","role":"assistant","id":"m"},{"lane":"b","kind":"TOOL_CALL_CHUNK","name":"f","id":"t"}]`
+	_, err = Restore([]byte(strings.Replace(good, `"chunks":[]`, lanes, 1)), &Options{MaxChunkLanes: 1})
+	assert.ErrorIs(t, err, ErrLimit, "MaxChunkLanes bounds the lanes a checkpoint opens")
+	_, err = Restore([]byte(strings.Replace(good, `"chunks":[]`, lanes, 1)), &Options{MaxChunkLanes: 2})
+	assert.NoError(t, err, "at the limit")
 	deep := strings.Repeat("[", 2000) + strings.Repeat("]", 2000)
 	_, err = Restore([]byte(strings.Replace(good, `"state":{}`, `"state":`+deep, 1)), nil)
 	assert.ErrorIs(t, err, ErrLimit, "too deep is a limit, as for events")

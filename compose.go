@@ -140,6 +140,7 @@ func newMessage(role string, content *jsonv.Node) Message {
 func (c *Consumer) AddMessages(messages ...Message) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	defer c.done()
 	t := c.begin(c.cur.Load())
 	for i, m := range messages {
 		err := m.check()
@@ -181,6 +182,7 @@ func (c *Consumer) SetState(state any) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	defer c.done()
 	t := c.begin(c.cur.Load())
 	t.next.state = n
 	return apiError(c.commitLocal(t))
@@ -220,6 +222,7 @@ func (c *Consumer) PatchState(patch json.RawMessage) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	defer c.done()
 	t := c.begin(c.cur.Load())
 	if t.next.state, err = applyPatch(t.next.state, ops, lim); err != nil {
 		return apiError(err)

@@ -116,7 +116,7 @@ func (t *txn) pruneConstructs() {
 // message. Otherwise it says why not.
 func (t *txn) reachable(c construct) error {
 	if c.kind == toolConstruct {
-		if _, ok := t.findToolCall(c.id, roleAssistant); !ok {
+		if _, ok := t.findToolCall(c.id, true); !ok {
 			return fmt.Errorf("no tool call %s in an assistant message", jsonv.Quote(c.id))
 		}
 		return nil

@@ -25,14 +25,15 @@ type Consumer struct {
 
 	mu     sync.Mutex   // serialises writers; guards what follows
 	concat jsonv.Concat // makes streamed text cost its length once
+	edit   *jsonv.Edit  // the batch of edits of the change being made, sealed between changes
+	work   txn          // the change being made; see begin and done
 }
 
 // view is everything a reader can see. It is never changed once published:
 // each change makes a new one that shares what the change did not touch.
 type view struct {
 	state    *jsonv.Node
-	messages []Message
-	index    map[string]int // message id → position; messages without an id are not in it
+	messages messageList // the held messages; reach them through its methods only
 	diverged bool
 	events   int // events given to Apply so far, rejected ones included
 
@@ -68,10 +69,16 @@ func New(opts *Options) *Consumer {
 func (c *Consumer) State() Value { return valueOf(c.cur.Load().state) }
 
 // Messages returns the held messages in order. The slice is new on each
-// call; the messages are immutable views.
-func (c *Consumer) Messages() []Message {
-	ms := c.cur.Load().messages
-	return append([]Message(nil), ms...)
+// call, made in O(n); the messages are immutable views. To read the
+// messages that a [Change] names, use [Consumer.Message].
+func (c *Consumer) Messages() []Message { return c.cur.Load().messages.Slice() }
+
+// Message returns the held message with id, in O(log n) of the messages
+// held, and whether there is one. A run input's message without an id is
+// found only by Messages.
+func (c *Consumer) Message(id string) (Message, bool) {
+	m, _, ok := c.cur.Load().messages.Get(id)
+	return m, ok
 }
 
 // Diverged reports that a STATE_DELTA was skipped since the last snapshot
@@ -106,6 +113,7 @@ func (c *Consumer) Apply(event []byte) error {
 func (c *Consumer) apply(event []byte, id *string) (Event, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	defer c.done()
 	old := c.cur.Load()
 	ev := Event{Position: old.nextPosition()}
 	t, err := c.step(old, &ev, event)
@@ -215,6 +223,7 @@ func (c *Consumer) StartRun(input RunAgentInput) error {
 
 // startLocked is StartRun from view old, with c.mu held.
 func (c *Consumer) startLocked(old *view, in RunAgentInput) error {
+	defer c.done()
 	for i, m := range in.Messages {
 		if err := m.check(); err != nil {
 			return apiError(fmt.Errorf("%w: message %d: %w (in the run input)", ErrMalformedEvent, i, err))
@@ -240,10 +249,25 @@ func (c *Consumer) RunID() string { return c.cur.Load().runID }
 // restored checkpoint) is a txn: begin it from the current view, edit
 // t.next, check it, and publish it.
 
-// begin starts the work of one change from view old.
+// begin starts the work of one change from view old, with c.mu held. The
+// change's edits are one batch, which edits in place nothing an earlier
+// change made. The txn is the Consumer's, so that a change allocates only
+// the view it makes: a caller of begin defers done, and a second begin
+// ends the work of the first.
 func (c *Consumer) begin(old *view) *txn {
-	return &txn{old: old, next: *old, opts: &c.opts, concat: &c.concat}
+	if c.edit == nil {
+		c.edit = jsonv.NewEdit()
+	}
+	c.edit.Seal()
+	next := new(view)
+	*next = *old
+	c.work = txn{old: old, next: next, opts: &c.opts, concat: &c.concat, edit: c.edit}
+	return &c.work
 }
+
+// done ends the work of a change, so that the Consumer keeps nothing of
+// it: neither the view it started from nor one that failed.
+func (c *Consumer) done() { c.work = txn{} }
 
 // check returns an error wrapping ErrLimit when the view t built exceeds a
 // limit, or one wrapping ErrStateRejected when Options.ValidateState
@@ -279,10 +303,7 @@ func (c *Consumer) commitLocal(t *txn) error {
 	return nil
 }
 
-// publish makes the view t built the one readers see. It stores a copy:
-// a pointer into t would keep t alive, and with it t.old, and so every
-// earlier view back to the first event.
-func (c *Consumer) publish(t *txn) {
-	v := t.next
-	c.cur.Store(&v)
-}
+// publish makes the view t built the one readers see. That view is not
+// inside t: a pointer into t would keep t alive, and with it t.old, and so
+// every earlier view back to the first event.
+func (c *Consumer) publish(t *txn) { c.cur.Store(t.next) }

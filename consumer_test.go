@@ -92,6 +92,31 @@ func TestReadersKeepTheirView(t *testing.T) {
 	assert.Equal(t, "m", c.Messages()[0].ID(), "the caller's slice is its own")
 }
 
+// TestMessageByID checks Consumer.Message: a held message by id, in its
+// latest form; none for an id not held, for "", and for a run input's
+// message without an id.
+func TestMessageByID(t *testing.T) {
+	t.Parallel()
+	c := New(nil)
+	require.NoError(t, startRun(c, `{"messages":[{"role":"user","content":"no id"},{"id":"u","role":"user","content":"hi"}]}`))
+	require.NoError(t, c.Apply([]byte(`{"type":"TEXT_MESSAGE_START","messageId":"a"}`)))
+	require.NoError(t, c.Apply([]byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"a","delta":"yes"}`)))
+	for _, tt := range []struct {
+		id, text string
+		ok       bool
+		reason   string
+	}{
+		{"u", "hi", true, "a message of the run input"},
+		{"a", "yes", true, "a message as its events left it"},
+		{"b", "", false, "an id not held"},
+		{"", "", false, "the empty id names no message, not the one without an id"},
+	} {
+		m, ok := c.Message(tt.id)
+		assert.Equal(t, tt.ok, ok, tt.reason)
+		assert.Equal(t, tt.text, m.Text(), tt.reason)
+	}
+}
+
 // BenchmarkReadWhileApplying measures how long State and Messages take
 // while another goroutine applies a stream, and reports the 50th and 99th
 // percentile latency.

@@ -7,8 +7,8 @@
 // [UserMessage] to add the user's turn, and [Consumer.RunAgent] to run an
 // [Agent] over HTTP and apply its stream. Use [Consumer.Run] to apply a
 // stream from an io.Reader. Use [Consumer.State], [Consumer.Messages] and
-// [Consumer.Subscribe] to follow the thread, and [Message] methods to read
-// messages typed. Use [Value.Decode] to validate state before acting on it,
+// [Consumer.Subscribe] to follow the thread, [Consumer.Message] to read a
+// message a change names, and [Message] methods to read messages typed. Use [Value.Decode] to validate state before acting on it,
 // [Consumer.Resume] to answer interrupts, and [Consumer.Checkpoint] and
 // [Restore] to keep a thread across restarts. Use [Consumer.Prelude] to
 // bring a viewer who joins mid-thread to where the Consumer stands, and

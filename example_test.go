@@ -160,6 +160,33 @@ func ExampleConsumer_Messages() {
 	// a1 {"id":"a1","role":"assistant","content":"hello"}
 }
 
+// A subscriber reads the messages a change names by id, without copying
+// the list.
+func ExampleConsumer_Message() {
+	c := aguistate.New(nil)
+	c.Subscribe(func(ch aguistate.Change) {
+		for _, id := range append(ch.Added, ch.Replaced...) {
+			if m, ok := c.Message(id); ok {
+				fmt.Printf("%s %q\n", id, m.Text())
+			}
+		}
+	})
+	for _, ev := range []string{
+		`{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hel"}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"lo"}`,
+	} {
+		_ = c.Apply([]byte(ev))
+	}
+	_, ok := c.Message("m2")
+	fmt.Println(ok)
+	// Output:
+	// m1 ""
+	// m1 "Hel"
+	// m1 "Hello"
+	// false
+}
+
 // Subscribers learn what each event changed.
 func ExampleConsumer_Subscribe() {
 	c := aguistate.New(nil)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aguistate/aguistate/internal/framing"
+	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
 // Follow joins the thread at url, a relay's events URL (such as GET
@@ -44,15 +45,11 @@ func (c *Consumer) Follow(ctx context.Context, a *Agent, url string) (RunResult,
 		return RunResult{}, apiError(errors.New("Follow: nil *Agent"))
 	}
 	v := c.cur.Load()
-	before := make(map[string]bool, len(v.index))
-	for id := range v.index {
-		before[id] = true
-	}
 	end, err := c.follow(ctx, a, http.MethodGet, url, nil, v.eventID)
 	if errors.Is(err, errNothing) {
 		return RunResult{}, nil
 	}
-	return c.result(before, end, err)
+	return c.result(v.messages, end, err)
 }
 
 // errNothing reports a 204 No Content answer: nothing to follow.
@@ -69,12 +66,24 @@ var errNotResumed = errors.New("the stream does not go on after Last-Event-ID")
 func (c *Consumer) adopt(p *Consumer) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	defer c.done()
 	old, v := c.cur.Load(), *p.cur.Load()
 	t := c.begin(old)
-	t.setMessages(v.messages)
-	v.messages, v.index = t.next.messages, t.next.index
+	for m := range old.messages.All() {
+		if _, _, kept := v.messages.Get(m.id); m.id == "" || !kept {
+			t.removed = append(t.removed, m.id)
+		}
+	}
+	for m := range v.messages.All() {
+		switch h, _, held := old.messages.Get(m.id); {
+		case m.id == "" || !held:
+			t.added = append(t.added, m.id)
+		case !jsonv.Equal(h.v, m.v):
+			t.replaced = append(t.replaced, m.id)
+		}
+	}
 	v.events = old.events + v.events
-	t.next = v
+	*t.next = v
 	return apiError(c.commitLocal(t))
 }
 

@@ -56,10 +56,10 @@ func (v *view) nextInput(opts *RunOptions) RunAgentInput {
 	}
 	in := RunAgentInput{
 		ThreadID: v.threadID, RunID: o.RunID, ParentRunID: o.ParentRunID,
-		State: valueOf(v.state), Messages: make([]Message, 0, len(v.messages)),
+		State: valueOf(v.state), Messages: make([]Message, 0, v.messages.Len()),
 		Tools: o.Tools, Context: o.Context, ForwardedProps: o.ForwardedProps, Resume: o.Resume,
 	}
-	for _, m := range v.messages {
+	for m := range v.messages.All() {
 		if m.role != roleActivity {
 			in.Messages = append(in.Messages, m)
 		}

@@ -19,6 +19,11 @@ const envelopeDepth = 3
 // do. A zero field means no bound.
 type limits struct{ ops, size, depth, work int }
 
+// fits reports whether n is within the size and depth the limits allow.
+func (lim limits) fits(n *jsonv.Node) bool {
+	return (lim.size <= 0 || n.Size() <= lim.size) && (lim.depth <= 0 || n.Depth() <= lim.depth)
+}
+
 // check fails with ErrLimit when n, called what, is larger or deeper than
 // the limits allow.
 func (lim limits) check(what string, n *jsonv.Node) error {
@@ -32,23 +37,28 @@ func (lim limits) check(what string, n *jsonv.Node) error {
 }
 
 // checkLimits fails with ErrLimit when the view t built is larger than the
-// options allow: the state, the number of messages, a message that the
-// event added or replaced, with or without an id, or new interrupts. Each
-// check costs O(1) per value changed.
+// options allow: the state, a message that the change added or replaced,
+// with or without an id, new interrupts; or, when the change made them
+// grow, the number of messages, their total size, or the number of lanes
+// with an open chunk stream. Each check costs O(1) per value changed.
 func (t *txn) checkLimits(o *Options) error {
 	if t.next.state != t.old.state {
 		if err := o.stateLimits().check("the state", t.next.state); err != nil {
 			return err
 		}
 	}
-	if n := len(t.next.messages); n > o.MaxMessages && n > len(t.old.messages) {
+	held, was := &t.next.messages, &t.old.messages
+	if n := held.Len(); n > o.MaxMessages && n > was.Len() {
 		return fmt.Errorf("%w: %d messages, more than MaxMessages (%d)", ErrLimit, n, o.MaxMessages)
 	}
-	lim := o.messageLimits()
-	for _, m := range t.touched {
-		if err := lim.check("message "+jsonv.Quote(m.id), m.v); err != nil {
-			return err
-		}
+	if size := held.Size(); size > o.MaxTotalMessageSize && size > was.Size() {
+		return fmt.Errorf("%w: the messages would be %d bytes in all, more than MaxTotalMessageSize (%d)", ErrLimit, size, o.MaxTotalMessageSize)
+	}
+	if n := len(t.next.chunks); n > o.MaxChunkLanes && n > len(t.old.chunks) {
+		return fmt.Errorf("%w: %d lanes would have an open chunk stream, more than MaxChunkLanes (%d)", ErrLimit, n, o.MaxChunkLanes)
+	}
+	if t.tooLarge != nil {
+		return t.tooLarge
 	}
 	if in := t.next.interrupts; len(in) > 0 && (len(t.old.interrupts) == 0 || &in[0] != &t.old.interrupts[0]) {
 		return checkInterruptDepth(in, o.MaxDepth)

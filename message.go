@@ -268,14 +268,25 @@ func messageOf(v *jsonv.Node) Message {
 // {...o.metadata, ...meta}. Members already there keep their place and take
 // the event's value; new ones, and a "metadata" member o did not have, go at
 // the end. A "metadata" that is not an object is replaced. A nil meta
-// returns o.
-func mergeMetadata(o, meta *jsonv.Node) *jsonv.Node {
+// returns o. It edits in the change's batch.
+//
+// It costs O(m log n) for m members merged into n: one at a time while m is
+// small, and for more by making the merged object anew, in
+// O((n+m) log(n+m)).
+func (t *txn) mergeMetadata(o, meta *jsonv.Node) *jsonv.Node {
 	if meta == nil {
 		return o
 	}
 	held := o.Get("metadata")
-	if held == nil || held.Kind() != jsonv.Object {
-		held = jsonv.NewObject(nil, nil)
+	switch {
+	case held == nil || held.Kind() != jsonv.Object || held.Len() == 0:
+		held = meta // {...{}, ...meta}: meta's members in its order
+	case meta.Len() > 32 && meta.Len() > held.Len()/8:
+		held = jsonv.Merged(held, meta)
+	default:
+		for name, v := range meta.Members() {
+			held = t.with(held, name, v)
+		}
 	}
-	return jsonv.WithMember(o, "metadata", jsonv.Merged(held, meta))
+	return t.with(o, "metadata", held)
 }

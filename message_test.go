@@ -5,6 +5,8 @@ package aguistate
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/aguistate/aguistate/internal/jsonv"
@@ -50,9 +52,15 @@ func TestMessageUnmarshalRules(t *testing.T) {
 }
 
 // TestMergeMetadata checks the reference client's mergeMetadata:
-// {...held.metadata, ...event.metadata}.
+// {...held.metadata, ...event.metadata}, member by member and, for many
+// members, as a new object.
 func TestMergeMetadata(t *testing.T) {
 	t.Parallel()
+	var many []string
+	for i := range 40 {
+		many = append(many, fmt.Sprintf(`"m%d":7`, i))
+	}
+	manyMembers := strings.Join(many, ",")
 	tests := []struct {
 		name, held, meta, want string
 	}{
@@ -60,6 +68,9 @@ func TestMergeMetadata(t *testing.T) {
 		{"new", `{"id":"m"}`, `{"a":1}`, `{"id":"m","metadata":{"a":1}}`},
 		{"merge", `{"metadata":{"a":1,"b":2},"id":"m"}`, `{"b":3,"c":4}`, `{"metadata":{"a":1,"b":3,"c":4},"id":"m"}`},
 		{"not an object", `{"id":"m","metadata":5}`, `{"a":1}`, `{"id":"m","metadata":{"a":1}}`},
+		{"empty", `{"id":"m","metadata":{}}`, `{"a":1}`, `{"id":"m","metadata":{"a":1}}`},
+		{"many", `{"metadata":{"a":1,"m0":0,"z":2},"id":"m"}`, `{` + manyMembers + `,"a":3}`,
+			`{"metadata":{"a":3,"m0":7,"z":2,` + strings.TrimPrefix(manyMembers, `"m0":7,`) + `},"id":"m"}`},
 	}
 	for _, tt := range tests {
 		var meta *jsonv.Node
@@ -67,7 +78,7 @@ func TestMergeMetadata(t *testing.T) {
 			meta = mustParse(t, tt.meta)
 		}
 		held := mustParse(t, tt.held)
-		assert.Equal(t, tt.want, string(jsonv.Marshal(mergeMetadata(held, meta))), tt.name)
+		assert.Equal(t, tt.want, string(jsonv.Marshal((&txn{}).mergeMetadata(held, meta))), tt.name)
 		assert.Equal(t, tt.held, string(jsonv.Marshal(held)), "%s: the held message is not changed", tt.name)
 	}
 }

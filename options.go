@@ -51,6 +51,19 @@ type Options struct {
 	// (content, tool call arguments and all). It bounds an ACTIVITY_DELTA's
 	// work as MaxStateSize bounds a STATE_DELTA's. Default 8 MiB.
 	MaxMessageSize int
+	// MaxTotalMessageSize is the largest total size of the messages held,
+	// in bytes of compact JSON text. Default 64 MiB.
+	MaxTotalMessageSize int
+	// MaxChunkLanes is the most lanes (subagentRunId values, "" for the
+	// parent agent) with an open chunk stream at once. Default 64.
+	MaxChunkLanes int
+	// MaxGapSize is the most bytes of a stream that [Consumer.Run] and
+	// [ReadEvents] read between two events, or before the first, that are
+	// no part of an event's text: SSE comments, keep-alives, blank lines
+	// and fields other than data; white space between JSON Lines or the
+	// elements of a JSON array. A stream then costs what its events cost,
+	// however much filler it carries. Default 64 KiB.
+	MaxGapSize int
 }
 
 // withDefaults returns o with every zero limit set to its default.
@@ -66,6 +79,9 @@ func (o Options) withDefaults() Options {
 	set(&o.MaxStateSize, 64<<20)
 	set(&o.MaxMessages, 10_000)
 	set(&o.MaxMessageSize, 8<<20)
+	set(&o.MaxTotalMessageSize, 64<<20)
+	set(&o.MaxChunkLanes, 64)
+	set(&o.MaxGapSize, 64<<10)
 	return o
 }
 

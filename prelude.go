@@ -52,10 +52,11 @@ func (c *Consumer) Prelude() [][]byte { return c.cur.Load().prelude() }
 
 // prelude returns the events of [Consumer.Prelude] for view v.
 func (v *view) prelude() [][]byte {
-	if v.events == 0 && v.run == runNone && len(v.messages) == 0 && isEmptyObject(v.state) {
+	if v.events == 0 && v.run == runNone && v.messages.Len() == 0 && isEmptyObject(v.state) {
 		return nil
 	}
-	p := &preluder{v: v, t: &txn{old: v, next: *v}, streamed: make(map[construct]sofar)}
+	next := *v
+	p := &preluder{v: v, t: &txn{old: v, next: &next}, streamed: make(map[construct]sofar)}
 	if v.run != runNone {
 		thread, run := v.threadID, v.runID
 		if len(v.ends) > 0 && str(v.ends[0], "type") == "RUN_FINISHED" { // its ids must be the run's
@@ -132,8 +133,8 @@ func event(typ string, names []string, vals ...*jsonv.Node) []byte {
 func (p *preluder) messages() {
 	v := p.v
 	claimed := make(map[string]bool) // open tool calls found, each in the first assistant message that holds it
-	snap := make([]*jsonv.Node, 0, len(v.messages))
-	for _, m := range v.messages {
+	snap := make([]*jsonv.Node, 0, v.messages.Len())
+	for m := range v.messages.All() {
 		if m.id == "" {
 			continue // a snapshot cannot restate it
 		}

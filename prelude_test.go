@@ -264,7 +264,7 @@ func assertSameThread(t testing.TB, want, got *Consumer, msg string) {
 		if w.run == runNone || w.threadID+w.runID == "" { // ids that StartRun set, or a run that RUN_STARTED did not start
 			v.threadID, v.runID = "", ""
 		}
-		v.messages = slices.DeleteFunc(slices.Clone(v.messages), func(m Message) bool { return m.id == "" })
+		v.messages = newMessageList(slices.DeleteFunc(v.messages.Slice(), func(m Message) bool { return m.id == "" }))
 		if len(v.ends) == 0 || str(v.ends[0], "type") != "RUN_FINISHED" {
 			v.interrupts = nil
 		}
@@ -274,8 +274,8 @@ func assertSameThread(t testing.TB, want, got *Consumer, msg string) {
 		v.chunks = slices.Clone(v.chunks)
 		for i, s := range v.chunks {
 			if s.kind == toolConstruct && !s.hasParent { // the prelude names the message that holds the call
-				if r, ok := (&txn{next: v}).findToolCall(s.id, roleAssistant); ok {
-					v.chunks[i].parent, v.chunks[i].hasParent = v.messages[r.msg].id, true
+				if r, ok := (&txn{next: &v}).findToolCall(s.id, true); ok {
+					v.chunks[i].parent, v.chunks[i].hasParent = r.m.id, true
 				}
 			}
 		}

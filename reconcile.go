@@ -2,7 +2,24 @@
 
 package aguistate
 
-import "github.com/aguistate/aguistate/internal/jsonv"
+import (
+	"slices"
+
+	"github.com/aguistate/aguistate/internal/jsonv"
+)
+
+// messagesSnapshot reconciles the held messages with the event's
+// "messages" (spec, MESSAGES_SNAPSHOT), and closes the constructs that the
+// new messages no longer allow.
+func (t *txn) messagesSnapshot(ev *jsonv.Node) error {
+	snap, err := decodeMessages(ev.Get("messages"), false)
+	if err != nil {
+		return err
+	}
+	t.reconcile(snap)
+	t.pruneConstructs()
+	return nil
+}
 
 // reconcile merges a MESSAGES_SNAPSHOT into the held messages by id (spec,
 // MESSAGES_SNAPSHOT, Reconciliation):
@@ -13,8 +30,9 @@ import "github.com/aguistate/aguistate/internal/jsonv"
 //     activity or reasoning message and the snapshot carries no message of
 //     that role (the exception is per role and revoked by the snapshot).
 //
-// Neither argument is modified; snap's ids are distinct.
-func reconcile(held, snap []Message) []Message {
+// snap's ids are distinct. It reads each held message once and edits only
+// those that change: O(n) for n held messages, and O(log n) for each edit.
+func (t *txn) reconcile(snap []Message) {
 	byID := make(map[string]int, len(snap))
 	keep := map[string]bool{roleActivity: true, roleReasoning: true}
 	for i, m := range snap {
@@ -23,37 +41,75 @@ func reconcile(held, snap []Message) []Message {
 			keep[m.role] = false
 		}
 	}
-	out := make([]Message, 0, len(snap)+len(held))
+	held := &t.next.messages
 	placed := make([]bool, len(snap))
-	for _, h := range held {
-		if i, ok := byID[h.id]; ok && h.id != "" {
-			if !placed[i] {
-				out = append(out, snap[i])
-				placed[i] = true
+	var replace, drop []int // held positions, in order
+	i := 0
+	for h := range held.All() {
+		if j, ok := byID[h.id]; ok && h.id != "" {
+			placed[j] = true
+			if !jsonv.Equal(h.v, snap[j].v) {
+				replace = append(replace, i)
 			}
-			continue
+		} else if !keep[h.role] {
+			drop = append(drop, i)
 		}
-		if keep[h.role] {
-			out = append(out, h)
+		i++
+	}
+	fresh := len(snap) - (held.Len() - len(drop))
+	if edits := len(replace) + len(drop) + fresh; edits*4 >= held.Len()+fresh {
+		t.rebuild(snap, byID, placed, drop)
+		return
+	}
+	for _, i := range replace {
+		t.setMessage(i, snap[byID[held.At(i).id]])
+	}
+	for _, i := range drop {
+		t.removed = append(t.removed, held.At(i).id)
+	}
+	for _, i := range slices.Backward(drop) {
+		held.delete(t.ed().Owner(), i)
+	}
+	for j, m := range snap {
+		if !placed[j] {
+			t.appendMessage(m)
 		}
 	}
-	for i, m := range snap {
-		if !placed[i] {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
-// messagesSnapshot reconciles the held messages with the event's
-// "messages" (spec, MESSAGES_SNAPSHOT), and closes the constructs that the
-// new messages no longer allow.
-func (t *txn) messagesSnapshot(ev *jsonv.Node) error {
-	snap, err := decodeMessages(ev.Get("messages"), false)
-	if err != nil {
-		return err
+// rebuild makes the list that reconcile would, when its edits are many
+// enough that a new list costs less: the held messages in order, each
+// replaced by the snapshot's with its id or dropped (drop, positions in
+// order), then the snapshot's messages that were not placed. It records
+// the edits as reconcile does.
+func (t *txn) rebuild(snap []Message, byID map[string]int, placed []bool, drop []int) {
+	out := make([]Message, 0, len(snap)+t.next.messages.Len()-len(drop))
+	i := 0
+	for h := range t.next.messages.All() {
+		j, restated := byID[h.id]
+		switch {
+		case len(drop) > 0 && drop[0] == i:
+			drop = drop[1:]
+			t.removed = append(t.removed, h.id)
+		case restated && h.id != "":
+			m := snap[j]
+			if h.v != m.v && !jsonv.Equal(h.v, m.v) {
+				t.replacedMessage(m)
+			} else {
+				m = h
+			}
+			out = append(out, m)
+		default:
+			out = append(out, h)
+		}
+		i++
 	}
-	t.setMessages(reconcile(t.next.messages, snap))
-	t.pruneConstructs()
-	return nil
+	for j, m := range snap {
+		if !placed[j] {
+			out = append(out, m)
+			t.added = append(t.added, m.id)
+			t.checkMessage(m)
+		}
+	}
+	t.next.messages = newMessageList(out)
 }

@@ -4,6 +4,8 @@
 package aguistate
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/aguistate/aguistate/internal/jsonv"
@@ -44,15 +46,32 @@ func TestReconcile(t *testing.T) {
 		{name: "empty snapshot", reason: "everything goes but activity and reasoning",
 			held: []string{u1, x1, a1, r1}, snap: nil, want: []string{x1, r1}},
 	}
+	// Each case runs on its own, where its edits are many and reconcile
+	// makes a new list, and after 100 messages that both lists hold alike,
+	// where it edits the held list: both must make the same list and
+	// report the same changes.
+	var pad []string
+	for i := range 100 {
+		pad = append(pad, fmt.Sprintf(`{"id":"p%d","role":"user","content":"same"}`, i))
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			held, snap := testMessages(t, tt.held), testMessages(t, tt.snap)
-			heldText := string(jsonv.Marshal(encodeMessages(held)))
-			got := reconcile(held, snap)
-			assert.Equal(t, string(jsonv.Marshal(encodeMessages(testMessages(t, tt.want)))),
-				string(jsonv.Marshal(encodeMessages(got))), tt.reason)
-			assert.Equal(t, heldText, string(jsonv.Marshal(encodeMessages(held))), "the held list is not modified")
+			var reports [2][3][]string
+			for k, prefix := range [][]string{nil, pad} {
+				with := func(ms []string) []Message { return testMessages(t, append(slices.Clone(prefix), ms...)) }
+				held, snap := with(tt.held), with(tt.snap)
+				heldText := string(jsonv.Marshal(encodeMessages(held)))
+				old := &view{messages: newMessageList(held)}
+				next := *old
+				tx := &txn{old: old, next: &next, opts: &Options{}}
+				tx.reconcile(snap)
+				assert.Equal(t, string(jsonv.Marshal(encodeMessages(with(tt.want)))),
+					string(jsonv.Marshal(encodeMessages(tx.next.messages.Slice()))), "%s (after %d messages)", tt.reason, len(prefix))
+				assert.Equal(t, heldText, string(jsonv.Marshal(encodeMessages(old.messages.Slice()))), "the held list is not modified")
+				reports[k] = [3][]string{tx.added, tx.replaced, tx.removed}
+			}
+			assert.Equal(t, reports[0], reports[1], "added, replaced and removed")
 		})
 	}
 }

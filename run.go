@@ -102,7 +102,7 @@ func (t *txn) runInput(in RunAgentInput) {
 		}
 		if unnamed == nil {
 			unnamed = make(map[string]int)
-			for _, h := range t.next.messages {
+			for h := range t.next.messages.All() {
 				if h.id == "" {
 					unnamed[string(jsonv.Marshal(h.v))]++
 				}

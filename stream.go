@@ -36,9 +36,11 @@ import (
 // Their positions count the events of r from 1, as [Event].Position says.
 // A stream that ends inside an event (an SSE event without its blank line,
 // a last JSON line that is not JSON, an array without its "]") gives an
-// error wrapping [io.ErrUnexpectedEOF], and the event is not yielded. An
-// error from r is wrapped as it is. Neither is an *EventError: no event
-// arrived.
+// error wrapping [io.ErrUnexpectedEOF], and the event is not yielded. More
+// than opts.MaxGapSize bytes read between two events that are no part of
+// one (comments, keep-alives, blank lines, white space) give an error
+// wrapping [ErrLimit]. An error from r is wrapped as it is. None of these
+// is an *EventError: no event arrived.
 func ReadEvents(r io.Reader, opts *Options) iter.Seq2[[]byte, error] {
 	return readEvents(r, opts, nil)
 }
@@ -50,10 +52,10 @@ func readEvents(r io.Reader, opts *Options, f *framing.Fields) iter.Seq2[[]byte,
 	if opts != nil {
 		o = *opts
 	}
-	max := o.withDefaults().MaxEventSize
+	o = o.withDefaults()
 	return func(yield func([]byte, error) bool) {
 		n := 0 // events yielded
-		for text, err := range framing.ReadFields(r, framing.Auto, max, f) {
+		for text, err := range framing.ReadFields(r, framing.Auto, o.MaxEventSize, o.MaxGapSize, f) {
 			if err != nil {
 				yield(nil, framingError(err, n+1))
 				return
@@ -81,6 +83,8 @@ func framingError(err error, position int) error {
 	switch {
 	case errors.Is(fe.Err, framing.ErrTooLarge):
 		return &EventError{Position: position, Err: fmt.Errorf("%w: %w", ErrLimit, fe.Err)}
+	case errors.Is(fe.Err, framing.ErrGap):
+		return apiError(fmt.Errorf("%w: the stream carries %w (MaxGapSize)", ErrLimit, fe.Err))
 	case errors.Is(fe.Err, framing.ErrSyntax):
 		return &EventError{Position: position, Err: fmt.Errorf("%w: %w", ErrMalformedEvent, fe.Err)}
 	case errors.Is(fe.Err, io.ErrUnexpectedEOF):

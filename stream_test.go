@@ -148,3 +148,52 @@ func TestRunReadErrorAfterContext(t *testing.T) {
 type readerFunc func([]byte) (int, error)
 
 func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+
+// countingReader counts the bytes read from r.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+// TestRunGap checks MaxGapSize: a stream of filler without events (blank
+// lines, comments, keep-alives, white space) stops within the read buffer
+// after the bound, with an error wrapping ErrLimit that names the option
+// and blames no event; filler under the bound between events is fine.
+func TestRunGap(t *testing.T) {
+	t.Parallel()
+	const event = "data: {\"type\":\"STEP_STARTED\",\"stepName\":\"s\"}\n\n"
+	tests := []struct {
+		name, reason, filler string
+	}{
+		{"blank lines", "a decompressed body of newlines", "\n"},
+		{"comments", "SSE comments", ": ping\n"},
+		{"keep-alives", "events of white space", "data: \n\n"},
+		{"other fields", "fields other than data", "event: x\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			in := &countingReader{r: io.MultiReader(strings.NewReader(event), strings.NewReader(strings.Repeat(tt.filler, (8<<20)/len(tt.filler))))}
+			c := New(nil)
+			err := c.Run(context.Background(), in)
+			require.ErrorIs(t, err, ErrLimit, tt.reason)
+			assert.Contains(t, err.Error(), "MaxGapSize")
+			var ee *EventError
+			assert.False(t, errors.As(err, &ee), "no event to blame: %v", err)
+			assert.Equal(t, 1, c.cur.Load().events, "the event before the filler applies, and no other counts")
+			assert.Less(t, in.n, 64<<10+3*64<<10, "read stops within a buffer of the bound")
+		})
+	}
+	fits := strings.Repeat(event+strings.Repeat(": ping\n", 9000), 20)
+	c := New(nil)
+	require.NoError(t, c.Run(context.Background(), strings.NewReader(fits)), "63 KB of comments between events are fine")
+	assert.Equal(t, 20, c.cur.Load().events)
+	c = New(&Options{MaxGapSize: 1 << 20})
+	require.NoError(t, c.Run(context.Background(), strings.NewReader(event+strings.Repeat("\n", 1<<19)+event)), "a larger bound allows more")
+}

@@ -63,7 +63,7 @@ func (t *txn) openText(k constructKind, id, role string, name, sub, meta *jsonv.
 	case !held:
 		v := jsonv.NewObjectOf([]string{"id", "role", "content", "name", "subagentRunId"},
 			jsonv.NewString(id), jsonv.NewString(role), jsonv.NewString(""), name, sub)
-		t.appendMessage(Message{id: id, role: role, v: mergeMetadata(v, meta)})
+		t.appendMessage(Message{id: id, role: role, v: t.mergeMetadata(v, meta)})
 	case !k.writer().writes(m.role):
 		t.wrongRole(k.writer(), m)
 		return
@@ -75,7 +75,7 @@ func (t *txn) openText(k constructKind, id, role string, name, sub, meta *jsonv.
 		t.noTarget("%s %s is held already: a start that names it is a replay", k, jsonv.Quote(id))
 		return
 	default:
-		t.setMessage(i, messageOf(mergeMetadata(m.v, meta)))
+		t.editMessage(i, m, t.mergeMetadata(m.v, meta))
 	}
 	t.openConstruct(k, id)
 }
@@ -105,8 +105,8 @@ func (t *txn) appendText(k constructKind, id, delta string, meta *jsonv.Node) {
 	if !ok {
 		return
 	}
-	v := jsonv.WithMember(m.v, "content", t.concatText(m.v.Get("content"), delta))
-	t.setMessage(i, messageOf(mergeMetadata(v, meta)))
+	v := t.with(m.v, "content", t.concatText(m.v.Get("content"), delta))
+	t.editMessage(i, m, t.mergeMetadata(v, meta))
 }
 
 // textEnd applies the END event of a construct of kind k: the message
@@ -118,7 +118,7 @@ func (t *txn) textEnd(ev *jsonv.Node, k constructKind) error {
 		return f.err
 	}
 	if m, i, ok := t.openTarget(k, id); ok {
-		t.setMessage(i, messageOf(mergeMetadata(m.v, meta)))
+		t.editMessage(i, m, t.mergeMetadata(m.v, meta))
 		t.closeConstruct(k, id)
 	}
 	return nil
@@ -154,16 +154,16 @@ func (t *txn) encryptedValue(ev *jsonv.Node) error {
 		return f.err
 	}
 	if subtype == "tool-call" {
-		tc, ok := t.findToolCall(id, roleAssistant)
+		tc, ok := t.findToolCall(id, true)
 		if !ok {
 			t.noTarget("no tool call %s in an assistant message", jsonv.Quote(id))
 			return nil
 		}
-		t.setToolCall(tc, jsonv.WithMember(tc.call, "encryptedValue", val))
+		t.setToolCall(tc, t.with(tc.call, "encryptedValue", val))
 		return nil
 	}
 	if m, i, ok := t.target(encryptedWriter, id); ok {
-		t.setMessage(i, messageOf(jsonv.WithMember(m.v, "encryptedValue", val)))
+		t.editMessage(i, m, t.with(m.v, "encryptedValue", val))
 	}
 	return nil
 }

@@ -9,42 +9,32 @@ import (
 // A tool call lives in the "toolCalls" array of an assistant message as
 // {id, type: "function", function: {name, arguments}, metadata?}.
 
-// toolCallRef locates one tool call: the position of its message, the
-// message's "toolCalls" array, and the call's index and object in it.
+// toolCallRef locates one tool call: the position of its message and the
+// message, the message's "toolCalls" array, and the call's index and object
+// in it.
 type toolCallRef struct {
 	msg   int
+	m     Message
 	calls *jsonv.Node
 	i     int
 	call  *jsonv.Node
 }
 
 // findToolCall returns the first tool call with id in the held messages,
-// looking only at messages of the given role unless role is "".
-func (t *txn) findToolCall(id, role string) (toolCallRef, bool) {
-	for mi, m := range t.next.messages {
-		if role != "" && m.role != role {
-			continue
-		}
-		calls := m.v.Get("toolCalls")
-		if calls == nil || calls.Kind() != jsonv.Array {
-			continue
-		}
-		for ci, c := range calls.All() {
-			if cid := c.Get("id"); cid != nil && cid.Kind() == jsonv.String && cid.Text() == id {
-				return toolCallRef{msg: mi, calls: calls, i: ci, call: c}, true
-			}
-		}
-	}
-	return toolCallRef{}, false
+// looking only at assistant messages when assistant is true.
+func (t *txn) findToolCall(id string, assistant bool) (toolCallRef, bool) {
+	return t.next.messages.toolCall(id, assistant)
 }
 
-// setToolCall replaces the tool call r with call.
+// setToolCall replaces the tool call r with call, which has its id.
 func (t *txn) setToolCall(r toolCallRef, call *jsonv.Node) {
 	if call == r.call {
 		return
 	}
-	m := t.next.messages[r.msg]
-	t.setMessage(r.msg, messageOf(jsonv.WithMember(m.v, "toolCalls", jsonv.WithElem(r.calls, r.i, call))))
+	calls := t.ed().SetAt(r.calls, r.i, call)
+	m := messageOf(t.with(r.m.v, "toolCalls", calls))
+	t.next.messages.setCall(t.ed().Owner(), r.msg, m, "")
+	t.replacedMessage(m)
 }
 
 // toolStart applies TOOL_CALL_START, which opens a tool call (construct
@@ -68,11 +58,11 @@ func (t *txn) toolStart(ev *jsonv.Node) error {
 }
 
 func (t *txn) startToolCall(id, name, parent string, sub, meta *jsonv.Node) {
-	if _, ok := t.findToolCall(id, ""); ok {
+	if _, ok := t.findToolCall(id, false); ok {
 		t.noTarget("tool call %s is held already: a start that names it is a replay", jsonv.Quote(id))
 		return
 	}
-	call := mergeMetadata(jsonv.NewObjectOf([]string{"id", "type", "function"},
+	call := t.mergeMetadata(jsonv.NewObjectOf([]string{"id", "type", "function"},
 		jsonv.NewString(id), jsonv.NewString("function"),
 		jsonv.NewObjectOf([]string{"name", "arguments"}, jsonv.NewString(name), jsonv.NewString(""))), meta)
 	owner := id
@@ -90,12 +80,13 @@ func (t *txn) startToolCall(id, name, parent string, sub, meta *jsonv.Node) {
 	case !toolCallWriter.writes(m.role):
 		t.wrongRole(toolCallWriter, m)
 		return
+	case callsOf(m) == nil:
+		t.setMessage(i, messageOf(t.with(m.v, "toolCalls", jsonv.NewArray([]*jsonv.Node{call}))))
 	default:
-		calls := jsonv.NewArray([]*jsonv.Node{call})
-		if held := m.v.Get("toolCalls"); held != nil && held.Kind() == jsonv.Array {
-			calls = jsonv.WithAppended(held, call)
-		}
-		t.setMessage(i, messageOf(jsonv.WithMember(m.v, "toolCalls", calls)))
+		calls := callsOf(m)
+		m = messageOf(t.with(m.v, "toolCalls", t.ed().InsertElem(calls, calls.Len(), call)))
+		t.next.messages.setCall(t.ed().Owner(), i, m, id)
+		t.replacedMessage(m)
 	}
 	t.openConstruct(toolConstruct, id)
 }
@@ -123,8 +114,8 @@ func (t *txn) appendToolArgs(id, delta string, meta *jsonv.Node) {
 		t.noTarget("tool call %s has no \"function\" object", jsonv.Quote(id))
 		return
 	}
-	fn = jsonv.WithMember(fn, "arguments", t.concatText(fn.Get("arguments"), delta))
-	t.setToolCall(r, mergeMetadata(jsonv.WithMember(r.call, "function", fn), meta))
+	fn = t.with(fn, "arguments", t.concatText(fn.Get("arguments"), delta))
+	t.setToolCall(r, t.mergeMetadata(t.with(r.call, "function", fn), meta))
 }
 
 // toolEnd applies TOOL_CALL_END: the open call takes the event's metadata
@@ -136,7 +127,7 @@ func (t *txn) toolEnd(ev *jsonv.Node) error {
 		return f.err
 	}
 	if r, ok := t.openToolCall(id); ok {
-		t.setToolCall(r, mergeMetadata(r.call, meta))
+		t.setToolCall(r, t.mergeMetadata(r.call, meta))
 		t.closeConstruct(toolConstruct, id)
 	}
 	return nil
@@ -146,11 +137,11 @@ func (t *txn) toolEnd(ev *jsonv.Node) error {
 // skips the event with a warning: no message holds it, the message that
 // does is not an assistant's, or the call is not open.
 func (t *txn) openToolCall(id string) (toolCallRef, bool) {
-	r, ok := t.findToolCall(id, roleAssistant)
+	r, ok := t.findToolCall(id, true)
 	switch {
 	case !ok:
-		if r, held := t.findToolCall(id, ""); held {
-			t.wrongRole(toolCallWriter, t.next.messages[r.msg])
+		if r, held := t.findToolCall(id, false); held {
+			t.wrongRole(toolCallWriter, r.m)
 		} else {
 			t.noTarget("no tool call %s", jsonv.Quote(id))
 		}
@@ -181,7 +172,7 @@ func (t *txn) toolResult(ev *jsonv.Node) error {
 	if f.err != nil {
 		return f.err
 	}
-	v := mergeMetadata(jsonv.NewObjectOf([]string{"id", "toolCallId", "role", "content", "subagentRunId"},
+	v := t.mergeMetadata(jsonv.NewObjectOf([]string{"id", "toolCallId", "role", "content", "subagentRunId"},
 		jsonv.NewString(id), jsonv.NewString(callID), jsonv.NewString(role), content, sub), meta)
 	msg := Message{id: id, role: role, v: v}
 	if _, _, held := t.message(id); held {
@@ -197,12 +188,9 @@ func (t *txn) toolResult(ev *jsonv.Node) error {
 		t.setMessage(i, msg)
 		return nil
 	}
-	at := len(t.next.messages)
-	if r, ok := t.findToolCall(callID, roleAssistant); ok {
-		at = r.msg + 1
-		for at < len(t.next.messages) && t.next.messages[at].role == roleTool {
-			at++
-		}
+	at := t.next.messages.Len()
+	if r, ok := t.findToolCall(callID, true); ok {
+		at = t.next.messages.afterTools(r.msg)
 	}
 	t.insertMessage(at, msg)
 	return nil

@@ -15,19 +15,27 @@ import (
 // when [Consumer.check] passes.
 type txn struct {
 	old    *view
-	next   view
+	next   *view // a view of its own, never inside the txn: publishing it keeps nothing else
 	opts   *Options
 	concat *jsonv.Concat // the Consumer's, for text that streams in pieces
-
-	ownMessages bool // next.messages is a copy this txn may edit
-	ownIndex    bool // next.index is a copy this txn may edit
+	edit   *jsonv.Edit   // the batch of the change's edits of messages and the list
 
 	patched      *jsonv.Node // the state a STATE_DELTA made, if one did
 	patchChanged bool        // whether that delta changed the state
 
-	warn                     error     // the reason the event was skipped, if it was
-	added, replaced, removed []string  // message ids, in the order of the edits
-	touched                  []Message // messages added or replaced, for the limits
+	warn                     error    // the reason the event was skipped, if it was
+	added, replaced, removed []string // message ids, in the order of the edits
+	tooLarge                 error    // why the first message added or replaced that exceeds a limit does
+}
+
+// ed returns the batch of the change's edits of messages and of the list:
+// an edit changes in place what an earlier edit of the same change made.
+// A value the batch made stands in one place only.
+func (t *txn) ed() *jsonv.Edit {
+	if t.edit == nil {
+		t.edit = jsonv.NewEdit() // a txn made outside Consumer.begin
+	}
+	return t.edit
 }
 
 // concatText returns the string s (nil for none, or a value that is not a
@@ -40,31 +48,14 @@ func (t *txn) concatText(s *jsonv.Node, piece string) *jsonv.Node {
 	return t.concat.Append(s, piece)
 }
 
+// with returns object o with member name set to v, in the change's batch.
+func (t *txn) with(o *jsonv.Node, name string, v *jsonv.Node) *jsonv.Node {
+	o, _ = t.ed().SetMember(o, name, v)
+	return o
+}
+
 // message returns the held message with id, and its position.
-func (t *txn) message(id string) (Message, int, bool) {
-	i, ok := t.next.index[id]
-	if !ok {
-		return Message{}, -1, false
-	}
-	return t.next.messages[i], i, true
-}
-
-func (t *txn) editMessages() {
-	if !t.ownMessages {
-		t.next.messages = append(make([]Message, 0, len(t.next.messages)+1), t.next.messages...)
-		t.ownMessages = true
-	}
-}
-
-func (t *txn) editIndex() {
-	if !t.ownIndex {
-		idx := make(map[string]int, len(t.next.index)+1)
-		for k, v := range t.next.index {
-			idx[k] = v
-		}
-		t.next.index, t.ownIndex = idx, true
-	}
-}
+func (t *txn) message(id string) (Message, int, bool) { return t.next.messages.Get(id) }
 
 // noTarget skips the event with an ErrNoTarget warning. The first reason
 // given by an event is kept.
@@ -76,66 +67,58 @@ func (t *txn) noTarget(format string, args ...any) {
 
 // setMessage replaces the message at position i with m, which has the same id.
 func (t *txn) setMessage(i int, m Message) {
-	if t.next.messages[i].v == m.v {
+	if t.next.messages.At(i).v == m.v {
 		return
 	}
-	t.editMessages()
-	t.next.messages[i] = m
+	t.next.messages.set(t.ed().Owner(), i, m)
+	t.replacedMessage(m)
+}
+
+// editMessage makes v the object of m, the message at position i: an edit
+// that keeps its id, its role and its tool calls.
+func (t *txn) editMessage(i int, m Message, v *jsonv.Node) {
+	if v == m.v {
+		return
+	}
+	m.v = v
+	t.next.messages.update(t.ed().Owner(), i, m)
+	t.replacedMessage(m)
+}
+
+func (t *txn) replacedMessage(m Message) {
 	t.replaced = append(t.replaced, m.id)
-	t.touched = append(t.touched, m)
+	t.checkMessage(m)
+}
+
+// checkMessage records in tooLarge whether m, which the change added or
+// replaced, with or without an id, exceeds the limits on one message, in
+// O(1).
+func (t *txn) checkMessage(m Message) {
+	if lim := t.opts.messageLimits(); t.tooLarge == nil && !lim.fits(m.v) {
+		t.tooLarge = lim.check("message "+jsonv.Quote(m.id), m.v)
+	}
 }
 
 // insertMessage puts m, whose id is not held, at position i (0 to the
 // number of messages).
 func (t *txn) insertMessage(i int, m Message) {
-	t.editMessages()
-	t.editIndex()
-	ms := append(t.next.messages, Message{})
-	copy(ms[i+1:], ms[i:])
-	ms[i] = m
-	t.next.messages = ms
-	if i == len(ms)-1 {
-		if m.id != "" {
-			t.next.index[m.id] = i
-		}
-	} else {
-		reindex(t.next.index, ms)
-	}
+	t.next.messages.insert(t.ed().Owner(), i, m)
 	t.added = append(t.added, m.id)
-	t.touched = append(t.touched, m)
+	t.checkMessage(m)
 }
 
 // appendMessage adds m, whose id is not held, after the last message.
-func (t *txn) appendMessage(m Message) { t.insertMessage(len(t.next.messages), m) }
+func (t *txn) appendMessage(m Message) { t.insertMessage(t.next.messages.Len(), m) }
 
-// setMessages replaces the whole list, recording what the edit added,
-// replaced (by value) and removed.
+// setMessages replaces the whole list with ms, whose ids are distinct,
+// recording every message as removed and added.
 func (t *txn) setMessages(ms []Message) {
-	idx := make(map[string]int, len(ms))
-	reindex(idx, ms)
+	for m := range t.next.messages.All() {
+		t.removed = append(t.removed, m.id)
+	}
 	for _, m := range ms {
-		if i, ok := t.next.index[m.id]; !ok {
-			t.added = append(t.added, m.id)
-			t.touched = append(t.touched, m)
-		} else if !jsonv.Equal(t.next.messages[i].v, m.v) {
-			t.replaced = append(t.replaced, m.id)
-			t.touched = append(t.touched, m)
-		}
+		t.added = append(t.added, m.id)
+		t.checkMessage(m)
 	}
-	for _, m := range t.next.messages {
-		if _, ok := idx[m.id]; !ok {
-			t.removed = append(t.removed, m.id)
-		}
-	}
-	t.next.messages, t.next.index = ms, idx
-	t.ownMessages, t.ownIndex = true, true
-}
-
-func reindex(idx map[string]int, ms []Message) {
-	clear(idx)
-	for i, m := range ms {
-		if m.id != "" {
-			idx[m.id] = i
-		}
-	}
+	t.next.messages = newMessageList(ms)
 }

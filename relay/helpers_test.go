@@ -54,7 +54,7 @@ type sseEvent struct {
 func readSSE(body io.Reader, lastID string) ([]sseEvent, error) {
 	f := framing.Fields{LastEventID: lastID}
 	var events []sseEvent
-	for data, err := range framing.ReadFields(body, framing.SSE, 0, &f) {
+	for data, err := range framing.ReadFields(body, framing.SSE, 0, 0, &f) {
 		if err != nil {
 			return events, err
 		}

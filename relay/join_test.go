@@ -99,7 +99,7 @@ func openSSE(t testing.TB, method, url string, body []byte, lastID string, n int
 		defer resp.Body.Close()
 		var events []sseEvent
 		f := framing.Fields{LastEventID: lastID}
-		for data, err := range framing.ReadFields(resp.Body, framing.SSE, 0, &f) {
+		for data, err := range framing.ReadFields(resp.Body, framing.SSE, 0, 0, &f) {
 			if err != nil {
 				break
 			}

@@ -78,6 +78,7 @@ func (p *reader) readJSONArray() error {
 	}
 	var buf []byte
 	for {
+		p.text = true // an element is an event's text
 		if buf, err = p.scanValue(buf[:0]); err != nil {
 			return err
 		}

@@ -11,7 +11,7 @@
 // # Errors
 //
 // A failure is an [*Error] naming the event that failed. It wraps
-// [ErrTooLarge], [ErrSyntax], io.ErrUnexpectedEOF (a stream cut short inside
+// [ErrTooLarge], [ErrGap], [ErrSyntax], io.ErrUnexpectedEOF (a stream cut short inside
 // an event) or the reader's own error. Messages have no package prefix: the
 // caller adds its own.
 //

@@ -21,13 +21,18 @@ var ErrTooLarge = errors.New("event too large")
 // way: their events are not checked to be JSON.
 var ErrSyntax = errors.New("broken framing")
 
+// ErrGap classifies a stream that carries more bytes between two events
+// than the maxGap given to [ReadFields] (see there). Test for it with
+// errors.Is; [ReadFields] never returns it bare.
+var ErrGap = errors.New("too many bytes without an event")
+
 // Error reports a framing failure at one event of a stream. Use errors.As to
 // get it from an error yielded by [Read].
 type Error struct {
 	// Event is the position of the event that failed, from 1: the number of
 	// events yielded before the failure, plus one.
 	Event int
-	// Err wraps [ErrTooLarge] or [ErrSyntax], or is io.ErrUnexpectedEOF
+	// Err wraps [ErrTooLarge], [ErrGap] or [ErrSyntax], or is io.ErrUnexpectedEOF
 	// when the stream ended inside an event, or is the reader's own error
 	// (never io.EOF), or says that the Format is unknown.
 	Err error

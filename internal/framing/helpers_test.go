@@ -28,9 +28,15 @@ type result struct {
 // payload comes with an error, and nothing comes after an error.
 func collect(t testing.TB, r io.Reader, f Format, max int) result {
 	t.Helper()
+	return collectLimited(t, r, f, max, 0)
+}
+
+// collectLimited is collect with a bound on the gap between events.
+func collectLimited(t testing.TB, r io.Reader, f Format, max, gap int) result {
+	t.Helper()
 	var res result
 	var fields Fields
-	for p, err := range ReadFields(r, f, max, &fields) {
+	for p, err := range ReadFields(r, f, max, gap, &fields) {
 		if res.Err != nil {
 			t.Fatalf("yielded (%q, %v) after error %v", p, err, res.Err)
 		}
@@ -70,6 +76,7 @@ type readCase struct {
 	in        string
 	format    Format
 	max       int
+	gap       int      // the maxGap of ReadFields
 	want      []string // payloads before the error, if any
 	wantErr   error    // sentinel the error must wrap, or nil for success
 	wantEvent int      // Error.Event when wantErr is set
@@ -82,7 +89,7 @@ func runReadCases(t *testing.T, cases []readCase) {
 			t.Parallel()
 			for _, rk := range readerKinds {
 				t.Run(rk.name, func(t *testing.T) {
-					got := collect(t, rk.wrap(tc.in), tc.format, tc.max)
+					got := collectLimited(t, rk.wrap(tc.in), tc.format, tc.max, tc.gap)
 					checkResult(t, tc, got)
 				})
 			}

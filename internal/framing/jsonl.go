@@ -67,18 +67,22 @@ func (p *reader) readJSONLines() error {
 				continue
 			}
 			b = b[k:]
+			p.discard(k) // leading white space is part of the gap
+			p.text = true
 			if i := bytes.IndexByte(b, '\n'); i >= 0 {
 				line := trimRightSpace(b[:i])
 				if len(line) > p.max {
 					return p.tooLarge()
 				}
+				p.gap += i - len(line) // trailing white space is part of the gap
+				// The line stays in the buffer until the next read, after
+				// the yield.
+				p.discard(i + 1)
 				if !p.emit(line) {
 					return errStopped
 				}
-				p.discard(k + i + 1)
 				continue
 			}
-			p.discard(k)
 			inLine, buf, vlen = true, buf[:0], 0
 		}
 		i := bytes.IndexByte(b, '\n')
@@ -91,6 +95,7 @@ func (p *reader) readJSONLines() error {
 				return p.tooLarge()
 			}
 			buf = append(buf, chunk[:room]...)
+			p.gap += len(chunk) - room // white space dropped from the line
 		} else {
 			buf = append(buf, chunk...)
 		}
@@ -100,9 +105,11 @@ func (p *reader) readJSONLines() error {
 			continue
 		}
 		inLine = false
-		if !p.emit(trimRightSpace(buf)) {
+		p.discard(i + 1)
+		line := trimRightSpace(buf)
+		p.gap += len(buf) - len(line)
+		if !p.emit(line) {
 			return errStopped
 		}
-		p.discard(i + 1)
 	}
 }

@@ -63,6 +63,9 @@ const (
 	// defaultMaxSize is the payload limit used when maxSize <= 0: 16 MiB.
 	defaultMaxSize = 16 << 20
 
+	// defaultMaxGap is the gap limit used when maxGap <= 0: 64 KiB.
+	defaultMaxGap = 64 << 10
+
 	// bufSize is the size of the read buffer.
 	bufSize = 64 << 10
 
@@ -80,7 +83,7 @@ var errStopped = errors.New("stopped")
 // payload in bytes; maxSize <= 0 means 16 MiB (16777216 bytes).
 //
 // The iterator stops at the first error, which it yields once as (nil, err),
-// where err is an [*Error] wrapping [ErrTooLarge], [ErrSyntax],
+// where err is an [*Error] wrapping [ErrTooLarge], [ErrGap], [ErrSyntax],
 // io.ErrUnexpectedEOF (the stream ended inside an event, in every format) or
 // the error returned by r. It never yields a payload together with an error. io.EOF
 // from r is success: the iteration just ends. Read does not reconnect or
@@ -93,11 +96,13 @@ var errStopped = errors.New("stopped")
 // Memory stays near maxSize plus a 64 KiB read buffer, however long a line
 // or element is. A payload longer than maxSize fails with [ErrTooLarge], and
 // so does an SSE line of another field longer than maxSize plus 64 bytes.
+// More than 64 KiB read between two events that is not part of one fails
+// with [ErrGap] (see [ReadFields]).
 //
 // Range over the iterator once: it reads r through its own buffer, so a
 // second range starts wherever r was left, not at the next payload.
 func Read(r io.Reader, format Format, maxSize int) iter.Seq2[[]byte, error] {
-	return ReadFields(r, format, maxSize, nil)
+	return ReadFields(r, format, maxSize, 0, nil)
 }
 
 // Fields is what the id and retry fields of an SSE stream have set (HTML
@@ -118,20 +123,40 @@ type Fields struct {
 	Retry time.Duration
 }
 
-// ReadFields is [Read] that also keeps f up to date with the id and retry
-// fields of an SSE stream, as it reads them: when it yields a payload, f
-// holds what the fields set up to the end of that payload's event. f may
-// be nil; its values at the start are the stream's starting ones.
-func ReadFields(r io.Reader, format Format, maxSize int, f *Fields) iter.Seq2[[]byte, error] {
+// ReadFields is [Read] with a bound on the gap between two events, and
+// the id and retry fields of an SSE stream kept in f.
+//
+// The gap is the bytes read after one event (or from the start) before
+// the next that are not part of an event's text: SSE comments, fields
+// other than data, blank lines and the data lines of keep-alives, and
+// white space between JSON Lines or array elements. An event whose payload
+// is only white space (" ", "\t", "\r", "\n") is a keep-alive: its bytes
+// are part of the gap. A gap longer than maxGap bytes fails with [ErrGap];
+// maxGap <= 0 means 64 KiB (65536 bytes). It is found within a read buffer
+// of the limit, so the bytes read without an event stay under maxGap plus
+// 64 KiB.
+//
+// f is kept up to date as the fields are read: when ReadFields yields a
+// payload, f holds what the fields set up to the end of that payload's
+// event. f may be nil; its values at the start are the stream's starting
+// ones.
+func ReadFields(r io.Reader, format Format, maxSize, maxGap int, f *Fields) iter.Seq2[[]byte, error] {
 	if maxSize <= 0 {
 		maxSize = defaultMaxSize
+	}
+	if maxGap <= 0 {
+		maxGap = defaultMaxGap
 	}
 	if f == nil {
 		f = new(Fields)
 	}
 	return func(yield func([]byte, error) bool) {
-		p := &reader{br: bufio.NewReaderSize(r, bufSize), max: maxSize, yield: yield, fields: f}
-		if err := p.run(format); err != nil && err != errStopped {
+		p := &reader{br: bufio.NewReaderSize(r, bufSize), max: maxSize, maxGap: maxGap, yield: yield, fields: f}
+		err := p.run(format)
+		if err == errStopped {
+			err = p.overGap // nil unless emit stopped for it
+		}
+		if err != nil {
 			yield(nil, &Error{Event: p.n + 1, Err: err})
 		}
 	}
@@ -145,12 +170,51 @@ type reader struct {
 	n      int // payloads yielded so far
 	yield  func([]byte, error) bool
 	fields *Fields // SSE only
+
+	// The gap: bytes consumed since the last event that are not part of an
+	// event's text. The framings set text while they consume the text of
+	// an event that is not a keep-alive, which then does not count.
+	gap, maxGap int
+	text        bool
+	overGap     error // why emit stopped the stream, if it did
 }
 
-// emit yields one payload and reports whether to go on.
+// emit yields one payload and reports whether to go on. An event that is
+// not a keep-alive ends the gap; it is not yielded after a gap longer than
+// the limit, which ends the stream.
 func (p *reader) emit(b []byte) bool {
+	if err := p.checkGap(); err != nil {
+		p.overGap = err
+		return false
+	}
 	p.n++
+	p.text = false
+	if !blank(b) {
+		p.gap = 0
+	}
 	return p.yield(b, nil)
+}
+
+// checkGap returns ErrGap when the gap is longer than its limit.
+func (p *reader) checkGap() error {
+	if p.gap > p.maxGap {
+		return &kindError{kind: ErrGap, msg: fmt.Sprintf("more than %d bytes without an event", p.maxGap)}
+	}
+	return nil
+}
+
+// blank reports whether b is a keep-alive's payload: only white space.
+func blank(b []byte) bool { return firstText(b) == len(b) }
+
+// firstText returns the index of the first byte of b that is not white
+// space, or len(b).
+func firstText(b []byte) int {
+	for i, c := range b {
+		if !isJSONSpace(c) {
+			return i
+		}
+	}
+	return len(b)
 }
 
 func (p *reader) tooLarge() error {
@@ -158,8 +222,12 @@ func (p *reader) tooLarge() error {
 }
 
 // buffered returns the bytes buffered in br, reading more if there are none.
-// It returns an error (io.EOF at the end) only with no bytes.
+// It returns an error (io.EOF at the end) only with no bytes, and ErrGap
+// once the gap is longer than its limit.
 func (p *reader) buffered() ([]byte, error) {
+	if err := p.checkGap(); err != nil {
+		return nil, err
+	}
 	if p.br.Buffered() == 0 {
 		if p.err != nil {
 			return nil, p.err
@@ -186,9 +254,13 @@ func (p *reader) peek(n int) []byte {
 	return b
 }
 
-// discard consumes n buffered bytes.
+// discard consumes n buffered bytes, which are part of the gap unless
+// p.text is set.
 func (p *reader) discard(n int) {
 	_, _ = p.br.Discard(n)
+	if !p.text {
+		p.gap += n
+	}
 }
 
 func (p *reader) run(f Format) error {

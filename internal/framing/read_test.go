@@ -55,6 +55,48 @@ func TestReadAuto(t *testing.T) {
 	})
 }
 
+// TestReadGap checks the bound on the bytes read between two events that
+// are not part of an event: comments, blank lines, other fields, keep-alives
+// and white space, in each framing, with a limit of 100 bytes.
+func TestReadGap(t *testing.T) {
+	t.Parallel()
+	const gap = 100
+	filler := func(unit string, n int) string { return strings.Repeat(unit, n/len(unit)) }
+	pretty := "data: [\n" + filler("data: 1,\n", 3*gap) + "data: 1]\n\n"
+	runReadCases(t, []readCase{
+		{name: "sse-comments-fit", reason: "a gap of the limit is allowed: the comments and the data field's name",
+			in: filler(":\n", gap-6) + "data: 1\n\n", format: SSE, gap: gap, want: []string{"1"}},
+		{name: "sse-comments", reason: "comments past the limit end the stream",
+			in: filler(":\n", 2*gap) + "data: 1\n\n", format: SSE, gap: gap, wantErr: ErrGap, wantEvent: 1},
+		{name: "sse-blank-lines", reason: "blank lines are part of the gap",
+			in: "data: 1\n\n" + filler("\n", 2*gap) + "data: 2\n\n", format: SSE, gap: gap, want: []string{"1"}, wantErr: ErrGap, wantEvent: 2},
+		{name: "sse-fields", reason: "fields other than data are part of the gap",
+			in: filler("event: x\n", 2*gap) + "data: 1\n\n", format: SSE, gap: gap, wantErr: ErrGap, wantEvent: 1},
+		{name: "sse-keep-alives", reason: "an event of white space is a keep-alive: its bytes are part of the gap",
+			in: filler("data: \n\n", 2*gap) + "data: 1\n\n", format: SSE, gap: gap, want: strings.Split(filler(",", gap/8-1), ","), wantErr: ErrGap, wantEvent: gap/8 + 1},
+		{name: "sse-each-gap", reason: "each event ends the gap",
+			in: strings.Repeat(":\n"+filler("\n", gap-10)+"data: 1\n\n", 3), format: SSE, gap: gap, want: []string{"1", "1", "1"}},
+		{name: "sse-fields-of-an-event", reason: "the fields after an event's data are part of the gap",
+			in: "data: 1\n" + filler("id: 7\n", 2*gap) + "\ndata: 2\n\n", format: SSE, gap: gap, wantErr: ErrGap, wantEvent: 1},
+		{name: "sse-pretty", reason: "the data lines of an event with text are not: an event may span many lines",
+			in: pretty, format: SSE, gap: gap, want: []string{"[\n" + filler("1,\n", 3*gap/9*3) + "1]"}},
+		{name: "jsonl-blank-lines", reason: "blank lines and white space are part of the gap",
+			in: "{}\n" + filler(" \n", 2*gap) + "{}\n", format: JSONLines, gap: gap, want: []string{"{}"}, wantErr: ErrGap, wantEvent: 2},
+		{name: "jsonl-fit", reason: "a gap of the limit is allowed",
+			in: "{}\n" + filler(" ", gap-1) + "{}\n", format: JSONLines, gap: gap, want: []string{"{}", "{}"}},
+		{name: "jsonl-trailing-space", reason: "white space after a line's text is part of the gap",
+			in: "[1]" + filler(" ", 2*gap) + "\n[2]\n", format: JSONLines, max: 10, gap: gap, wantErr: ErrGap, wantEvent: 1},
+		{name: "sse-leading-space", reason: "white space before an event's text is part of the gap",
+			in: "data:" + filler(" ", 2*gap) + "1\n\n", format: SSE, gap: gap, wantErr: ErrGap, wantEvent: 1},
+		{name: "array-space", reason: "white space between elements is part of the gap",
+			in: "[1," + filler(" ", 2*gap) + "2]", format: JSONArray, gap: gap, want: []string{"1"}, wantErr: ErrGap, wantEvent: 2},
+		{name: "array-fit", reason: "a gap of the limit is allowed",
+			in: "[1," + filler(" ", gap-5) + "2]", format: JSONArray, gap: gap, want: []string{"1", "2"}},
+		{name: "auto-leading-space", reason: "white space before detection is part of the gap",
+			in: filler(" ", 2*gap) + "[1]", format: Auto, gap: gap, wantErr: ErrGap, wantEvent: 1},
+	})
+}
+
 func TestReadUnknownFormat(t *testing.T) {
 	t.Parallel()
 	got := collect(t, strings.NewReader("data: 1\n\n"), Format(42), 0)

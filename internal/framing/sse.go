@@ -57,9 +57,10 @@ func field(b []byte, name string, state int) (int, int, bool) {
 // readSSE implements the event stream interpretation of HTML section 9.2.6,
 // keeping only the data buffer, but for the end of the stream (endSSE).
 func (p *reader) readSSE(skipLine bool) error {
-	var data []byte  // data buffer; len(data) minus its final LF never exceeds max
-	var value []byte // the value of an id or retry field being read
-	id := ""         // the last event ID buffer, which a new stream starts empty
+	var data []byte   // data buffer; len(data) minus its final LF never exceeds max
+	dataText := false // data holds more than white space: the event is no keep-alive
+	var value []byte  // the value of an id or retry field being read
+	id := ""          // the last event ID buffer, which a new stream starts empty
 	state := sseLineStart
 	if skipLine {
 		state = sseSkip
@@ -83,6 +84,9 @@ func (p *reader) readSSE(skipLine bool) error {
 		}
 		switch state {
 		case sseLineStart:
+			// A line is part of the gap, but for the data lines of an
+			// event with text, and the blank line that dispatches it.
+			p.text = dataText
 			// Classifying the line needs its first 6 bytes ("data: ") or
 			// its end.
 			if len(b) < 6 && lineEnd(b) < 0 {
@@ -107,7 +111,7 @@ func (p *reader) readSSE(skipLine bool) error {
 					if !p.emit(data[:len(data)-1]) {
 						return errStopped
 					}
-					data = data[:0]
+					data, dataText = data[:0], false
 				}
 			case len(b) >= 5 && string(b[:4]) == "data" && (b[4] == ':' || b[4] == '\n' || b[4] == '\r'):
 				skip := 4 // "data" alone: empty value
@@ -124,6 +128,7 @@ func (p *reader) readSSE(skipLine bool) error {
 				if !ok {
 					next, skip, ok = field(b, "retry", sseRetry)
 				}
+				p.text = false // an id or retry line, a comment or another field
 				if ok {
 					p.discard(skip)
 					state, value = next, value[:0]
@@ -140,6 +145,13 @@ func (p *reader) readSSE(skipLine bool) error {
 			}
 			if len(data)+len(v) > p.max {
 				return p.tooLarge()
+			}
+			if !dataText {
+				// White space before an event's text is part of the gap.
+				if j := firstText(v); j < len(v) {
+					dataText, p.text = true, true
+					p.gap += j
+				}
 			}
 			data = append(data, v...)
 			if i < 0 {

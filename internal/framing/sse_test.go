@@ -180,7 +180,7 @@ func TestReadFields(t *testing.T) {
 			t.Parallel()
 			var f Fields
 			var ids []string
-			for _, err := range ReadFields(strings.NewReader(tt.in), SSE, 0, &f) {
+			for _, err := range ReadFields(strings.NewReader(tt.in), SSE, 0, 0, &f) {
 				if err != nil {
 					t.Fatalf("%s: %v", tt.reason, err)
 				}
@@ -205,7 +205,7 @@ func TestReadFields(t *testing.T) {
 	} {
 		f := Fields{LastEventID: "7"}
 		var got []string
-		for _, err := range ReadFields(strings.NewReader(in), SSE, 0, &f) {
+		for _, err := range ReadFields(strings.NewReader(in), SSE, 0, 0, &f) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -218,7 +218,7 @@ func TestReadFields(t *testing.T) {
 	}
 
 	long := "id: " + strings.Repeat("x", 200) + "\ndata: a\n\n"
-	for _, err := range ReadFields(strings.NewReader(long), SSE, 100, nil) {
+	for _, err := range ReadFields(strings.NewReader(long), SSE, 100, 0, nil) {
 		if !errors.Is(err, ErrTooLarge) {
 			t.Errorf("an id longer than maxSize: %v, want ErrTooLarge", err)
 		}

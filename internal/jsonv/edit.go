@@ -36,6 +36,10 @@ func (e *Edit) Seal() { e.owner.Seal() }
 // the values around them.
 func (e *Edit) Work() int { return e.work + e.owner.Copied() }
 
+// Owner returns the persist.Owner of the batch, so that edits of other
+// persistent containers can join it.
+func (e *Edit) Owner() *persist.Owner { return e.own() }
+
 func (e *Edit) own() *persist.Owner {
 	if e == nil {
 		return nil
@@ -164,18 +168,31 @@ func WithoutMember(o *Node, name string) *Node {
 	return c
 }
 
-// Merged returns a copy of object o with every member of object with set,
-// as the JavaScript spread {...o, ...with} does: members o has keep their
-// place and take the new value; the others go at the end in with's order.
+// Merged returns a new object of the members of object o with those of
+// object with set, as the JavaScript spread {...o, ...with} does: members
+// o has keep their place and take the new value; the others go at the end
+// in with's order. It costs O((n+m) log(n+m)) for n and m members: for
+// merges too large to make member by member.
 func Merged(o, with *Node) *Node {
-	if with.Len() == 0 {
-		return o
-	}
-	e := NewEdit()
+	set := make(map[string]*Node, with.Len())
 	for name, v := range with.Members() {
-		o, _ = e.SetMember(o, name, v)
+		set[name] = v
 	}
-	return o
+	names := make([]string, 0, o.Len()+with.Len())
+	vals := make([]*Node, 0, o.Len()+with.Len())
+	for name, v := range o.Members() {
+		if w, ok := set[name]; ok {
+			v = w
+			delete(set, name)
+		}
+		names, vals = append(names, name), append(vals, v)
+	}
+	for name, v := range with.Members() {
+		if _, ok := set[name]; ok {
+			names, vals = append(names, name), append(vals, v)
+		}
+	}
+	return NewObject(names, vals)
 }
 
 // WithElem returns a copy of array a with element i (in range) set to v.

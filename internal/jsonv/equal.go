@@ -32,10 +32,26 @@ func Equal(a, b *Node) bool {
 		return a.Text() == b.Text() // one ends in a high surrogate kept apart
 	case Array:
 		x, y := a.array().elems, b.array().elems
-		return x.Len() == y.Len() && zip(x.Chunks(), y.Chunks(), func(v, w *Node) bool { return Equal(v, w) })
+		if x.Len() != y.Len() {
+			return false
+		}
+		if xs, ok := x.Flat(); ok {
+			if ys, ok := y.Flat(); ok {
+				for i, v := range xs {
+					if !Equal(v, ys[i]) {
+						return false
+					}
+				}
+				return true
+			}
+		}
+		return zip(x.Chunks(), y.Chunks(), func(v, w *Node) bool { return Equal(v, w) })
 	case Object:
 		x, y := a.object().members, b.object().members
-		return x.Len() == y.Len() && zip(x.Chunks(), y.Chunks(), func(v, w member) bool {
+		if x.Len() != y.Len() {
+			return false
+		}
+		eq := func(v, w member) bool {
 			if v.Key != w.Key {
 				_, w.Value = y.Find(v.Key)
 				if w.Value == nil {
@@ -43,7 +59,18 @@ func Equal(a, b *Node) bool {
 				}
 			}
 			return Equal(v.Value, w.Value)
-		})
+		}
+		if xs, ok := x.Flat(); ok {
+			if ys, ok := y.Flat(); ok {
+				for i, v := range xs {
+					if !eq(v, ys[i]) {
+						return false
+					}
+				}
+				return true
+			}
+		}
+		return zip(x.Chunks(), y.Chunks(), eq)
 	}
 	return true // null, true, false
 }

@@ -3,8 +3,11 @@
 package jsonv
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
+	"math/bits"
 	"strconv"
 	"sync"
 	"unicode/utf16"
@@ -89,25 +92,39 @@ const keepMax = 1 << 14
 
 var parsers = sync.Pool{New: func() any { return new(parser) }}
 
+// release returns p to the pool. Containers clear the part of the stacks
+// they used when they close, so only a text that failed leaves values on
+// them: a parse costs what its text costs, not the stacks' capacity.
 func (p *parser) release() {
 	p.data = nil
 	if cap(p.elems) > keepMax || cap(p.members) > keepMax {
 		return
 	}
-	clear(p.elems[:cap(p.elems)])
-	clear(p.members[:cap(p.members)])
+	clear(p.elems)
+	clear(p.members)
 	p.elems, p.members, p.at = p.elems[:0], p.members[:0], p.at[:0]
 	parsers.Put(p)
 }
 
-// slot returns the cache slot of a short text.
+// slot returns the cache slot of a short text (at most shortMax bytes):
+// a hash of its length, its first and last eight bytes, and the seed. A
+// producer that made texts share slots would only defeat the sharing.
 func slot(b []byte, k Kind) int {
-	h := uint32(2166136261) ^ uint32(k)
-	for _, c := range b {
-		h = (h ^ uint32(c)) * 16777619
+	h := cacheSeed ^ uint64(len(b))<<8 ^ uint64(k)
+	if len(b) >= 8 {
+		h ^= binary.LittleEndian.Uint64(b) * 0x9e3779b97f4a7c15
+		h ^= bits.RotateLeft64(binary.LittleEndian.Uint64(b[len(b)-8:])*0xc2b2ae3d27d4eb4f, 31)
+	} else {
+		for _, c := range b {
+			h = (h ^ uint64(c)) * 0x100000001b3
+		}
 	}
-	return int(h % cacheSize)
+	h ^= h >> 32
+	h *= 0xd6e8feb86659fd93
+	return int((h >> 32) % cacheSize)
 }
+
+var cacheSeed = maphash.Comparable(maphash.MakeSeed(), 0)
 
 // shared returns the scalar of kind k whose text is b: the cached one when
 // it is, and otherwise a new one, cached when short.
@@ -253,6 +270,7 @@ func (p *parser) object(depth int) (*Node, error) {
 		case '}':
 			p.pos++
 			n, err := p.closeObject(base, extra)
+			clear(p.members[base:])
 			p.members, p.at = p.members[:base], p.at[:base]
 			return n, err
 		default:
@@ -263,14 +281,10 @@ func (p *parser) object(depth int) (*Node, error) {
 
 // closeObject makes the object of the members from base on.
 func (p *parser) closeObject(base, extra int) (*Node, error) {
-	ms := p.members[base:]
-	if len(ms) <= persist.FlatMax {
-		ms = append(make([]member, 0, len(ms)), ms...)
-	}
-	m, ok := persist.MapOf[*Node, summary, memberMeasure](ms...)
+	m, ok := persist.MapOf[*Node, summary, memberMeasure](p.members[base:]...)
 	if !ok {
 		// Report the first member whose name came before.
-		seen := make(map[string]bool, len(ms))
+		seen := make(map[string]bool, len(p.members)-base)
 		for i, v := range p.members[base:] {
 			if seen[v.Key] {
 				p.pos = p.at[base+i]
@@ -325,13 +339,10 @@ func (p *parser) array(depth int) (*Node, error) {
 			p.pos++
 			es := p.elems[base:]
 			var s elems
-			switch {
-			case long != nil:
+			if long != nil {
 				long.Add(es...)
 				s = long.Seq()
-			case len(es) <= persist.FlatMax:
-				s = persist.SeqOf[*Node, summary, elemMeasure](append(make([]*Node, 0, len(es)), es...)...)
-			default:
+			} else {
 				s = persist.SeqOf[*Node, summary, elemMeasure](es...)
 			}
 			n := newArray(s)
@@ -417,16 +428,18 @@ func (p *parser) string() (text []byte, escaped bool, err error) {
 	start := p.pos
 	d := p.data
 	// Fast path: no escapes.
+	var high byte // the bits of every byte: ASCII when its top bit is clear
 	for p.pos < len(d) {
 		c := d[p.pos]
 		if c == '"' {
 			s := d[start:p.pos]
-			if !utf8.Valid(s) {
+			if high >= utf8.RuneSelf && !utf8.Valid(s) {
 				return nil, false, p.fail(ErrSyntax, "invalid UTF-8 in string")
 			}
 			p.pos++
 			return s, false, nil
 		}
+		high |= c
 		if c == '\\' {
 			break
 		}

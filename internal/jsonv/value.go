@@ -245,8 +245,7 @@ func smallInt[T string | []byte](lit T) *Node {
 	return &smallInts[v].Node
 }
 
-// NewArray returns an array of elems. When there are at most 32, the array
-// keeps elems as its storage, and the caller must not change them.
+// NewArray returns an array of a copy of elems.
 func NewArray(elems []*Node) *Node {
 	if len(elems) == 0 {
 		return &emptyArray.Node

@@ -71,6 +71,11 @@ func checkSeq[T any, S comparable, M Measure[T, S]](t testing.TB, s Seq[T, S, M]
 	var m M
 	var e editor[T, S, M]
 	require.Equal(t, e.leafSum(want), s.Summary(), "Summary")
+	for _, i := range []int{0, 1, len(want) / 3, len(want) - 1, len(want)} {
+		if i >= 0 && i <= len(want) {
+			require.Equal(t, e.leafSum(want[:i]), s.Prefix(i), "Prefix(%d)", i)
+		}
+	}
 	seen := map[uint64]bool{}
 	leafDepth := -1
 	var walk func(c *node[T, S, M], depth int, root bool)

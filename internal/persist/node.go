@@ -213,10 +213,10 @@ func (e *editor[T, S, M]) ownItems(c *node[T, S, M], extra int) {
 		}
 		size = max(size, min(n+max(n/4, 4), leafMax))
 	}
-	items := make([]T, n, size)
-	copy(items, old)
-	alloc[T](e, size)
 	if owned {
+		items := make([]T, n, size)
+		copy(items, old)
+		alloc[T](e, size)
 		c.lf.items = items
 		return
 	}
@@ -224,8 +224,46 @@ func (e *editor[T, S, M]) ownItems(c *node[T, S, M], extra int) {
 	if c.lf != nil {
 		id = c.lf.id
 	}
-	c.lf = &leaf[T]{items: items, own: e.tok, id: id}
+	c.lf = newLeaf[T](old, size)
+	c.lf.own, c.lf.id = e.tok, id
+	alloc[T](e, cap(c.lf.items))
 	alloc[leaf[T]](e, 1)
+}
+
+// newLeaf returns a leaf of a copy of items, with room for size elements.
+// A small leaf and its elements are one allocation: most containers are
+// small, and a copy of one then costs one allocation, not two.
+func newLeaf[T any](items []T, size int) *leaf[T] {
+	var l *leaf[T]
+	switch {
+	case size <= 1:
+		l = leafWith(func(r *[1]T) []T { return r[:] })
+	case size <= 2:
+		l = leafWith(func(r *[2]T) []T { return r[:] })
+	case size <= 3:
+		l = leafWith(func(r *[3]T) []T { return r[:] })
+	case size <= 4:
+		l = leafWith(func(r *[4]T) []T { return r[:] })
+	case size <= 6:
+		l = leafWith(func(r *[6]T) []T { return r[:] })
+	case size <= 8:
+		l = leafWith(func(r *[8]T) []T { return r[:] })
+	default:
+		l = &leaf[T]{items: make([]T, 0, size)}
+	}
+	l.items = append(l.items, items...)
+	return l
+}
+
+// leafWith returns an empty leaf allocated with the array R of its
+// elements, which room slices.
+func leafWith[T, R any](room func(*R) []T) *leaf[T] {
+	b := new(struct {
+		leaf[T]
+		room R
+	})
+	b.items = room(&b.room)[:0]
+	return &b.leaf
 }
 
 // ownBranch makes c's branch one the editor may change, and returns it.
@@ -503,16 +541,15 @@ func (e *editor[T, S, M]) rebalance(b *branch[T, S, M], k int) {
 	e.resum(R)
 }
 
-// build makes a tree of items, with leaves nearly full (see fill) and
-// branches three quarters full. A flat result
-// keeps items as its array; a tree copies them into leaves of their own, so
-// that no leaf keeps the others' memory alive.
+// build makes a tree of a copy of items, with leaves nearly full (see fill)
+// and branches three quarters full. Each leaf has its own array, so that no
+// leaf keeps the others' memory alive, and a flat one is its exact size.
 func (e *editor[T, S, M]) build(items []T) node[T, S, M] {
 	switch {
 	case len(items) == 0:
 		return node[T, S, M]{}
 	case len(items) <= leafMax:
-		return node[T, S, M]{lf: &leaf[T]{items: items}, sum: e.leafSum(items)}
+		return node[T, S, M]{lf: newLeaf(items, len(items)), sum: e.leafSum(items)}
 	}
 	level := make([]node[T, S, M], 0, len(items)/leafMax+1)
 	for part := range parts(len(items), fill) {
@@ -530,19 +567,24 @@ func (e *editor[T, S, M]) leaf(items []T) node[T, S, M] {
 func (e *editor[T, S, M]) buildUp(level []node[T, S, M]) node[T, S, M] {
 	for len(level) > 1 {
 		up := make([]node[T, S, M], 0, len(level)/branchMax+1)
-		for part := range parts(len(level), branchMax*3/4) {
-			b := &branch[T, S, M]{kids: slices.Clone(level[part[0]:part[1]]), id: newID()}
-			for k := range b.kids {
-				b.n += b.kids[k].len()
-				if e.tr != nil {
-					e.tr.adopted(b.kids[k].ident(), b.id)
-				}
-			}
-			up = append(up, node[T, S, M]{br: b, sum: e.kidsSum(b.kids)})
+		for part := range parts(len(level), group) {
+			up = append(up, e.branchOf(level[part[0]:part[1]]))
 		}
 		level = up
 	}
 	return level[0]
+}
+
+// branchOf returns a new branch of a copy of kids.
+func (e *editor[T, S, M]) branchOf(kids []node[T, S, M]) node[T, S, M] {
+	b := &branch[T, S, M]{kids: slices.Clone(kids), id: newID()}
+	for k := range b.kids {
+		b.n += b.kids[k].len()
+		if e.tr != nil {
+			e.tr.adopted(b.kids[k].ident(), b.id)
+		}
+	}
+	return node[T, S, M]{br: b, sum: e.kidsSum(b.kids)}
 }
 
 // parts cuts n things into the fewest runs of at most size, all of nearly

@@ -26,9 +26,8 @@ type Map[V, S any, M Measure[Entry[V], S]] struct {
 	ix  *index[V] // nil while the entries are one leaf
 }
 
-// MapOf returns a Map of entries in their order, in O(n log n), or false
-// when two entries share a key. Like [SeqOf], it keeps entries as its
-// storage when there are at most [FlatMax].
+// MapOf returns a Map of a copy of entries, in their order, in O(n log n),
+// or false when two entries share a key.
 func MapOf[V, S any, M Measure[Entry[V], S]](entries ...Entry[V]) (Map[V, S, M], bool) {
 	if len(entries) <= leafMax && !distinct(entries) {
 		return Map[V, S, M]{}, false
@@ -51,6 +50,18 @@ func (m Map[V, S, M]) Len() int { return m.seq.Len() }
 
 // Summary returns the Add of the summaries of all entries.
 func (m Map[V, S, M]) Summary() S { return m.seq.Summary() }
+
+// Flat returns the entries when m is a single leaf, as [Seq.Flat] does.
+func (m Map[V, S, M]) Flat() ([]Entry[V], bool) { return m.seq.Flat() }
+
+// Prefix returns the Add of the summaries of the entries before position i,
+// in [0, Len], as [Seq.Prefix] does.
+func (m Map[V, S, M]) Prefix(i int) S { return m.seq.Prefix(i) }
+
+// Search returns the smallest position i such that f is true of the Add of
+// the summaries of the entries up to and including i, or Len, as
+// [Seq.Search] does.
+func (m Map[V, S, M]) Search(f func(S) bool) int { return m.seq.Search(f) }
 
 // At returns the key and value at position i, in [0, Len).
 func (m Map[V, S, M]) At(i int) (string, V) {

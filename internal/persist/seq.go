@@ -19,28 +19,32 @@ type Seq[T, S any, M Measure[T, S]] struct {
 	root node[T, S, M]
 }
 
-// SeqOf returns a Seq of items, in O(len(items)). When there are at most
-// [FlatMax], the Seq keeps items as its storage, and the caller must not
-// change them afterwards; more are copied.
+// SeqOf returns a Seq of a copy of items, in O(len(items)).
 func SeqOf[T, S any, M Measure[T, S]](items ...T) Seq[T, S, M] {
 	var e editor[T, S, M]
 	return Seq[T, S, M]{root: e.build(items)}
 }
 
 // Builder makes a Seq of elements given in order, as [SeqOf] does, without
-// needing a slice of them all: it keeps the leaves it has filled and fewer
-// than a leaf's worth more. The zero Builder is ready to use.
+// needing a slice of them all: it keeps fewer than a leaf's worth of
+// elements and, at each height, fewer than two branches' worth of nodes
+// that wait for a parent, so that the memory it needs beyond the Seq is
+// O(log n). The zero Builder is ready to use.
 type Builder[T, S any, M Measure[T, S]] struct {
 	e      editor[T, S, M]
-	leaves []node[T, S, M]
+	levels [][]node[T, S, M] // levels[h]: nodes of height h (0 for leaves) without a parent
 	rest   []T
 }
+
+// group is how many children the branches a Builder (or SeqOf) makes have:
+// three quarters of the most, so that inserts seldom split them.
+const group = branchMax * 3 / 4
 
 // Add appends items, copying them.
 func (b *Builder[T, S, M]) Add(items ...T) {
 	for len(items) > 0 {
 		if len(b.rest) == 0 && len(items) >= fill {
-			b.leaves = append(b.leaves, b.e.leaf(slices.Clone(items[:fill])))
+			b.push(0, b.e.leaf(slices.Clone(items[:fill])))
 			items = items[fill:]
 			continue
 		}
@@ -50,19 +54,42 @@ func (b *Builder[T, S, M]) Add(items ...T) {
 		k := min(fill-len(b.rest), len(items))
 		b.rest, items = append(b.rest, items[:k]...), items[k:]
 		if len(b.rest) == fill {
-			b.leaves = append(b.leaves, b.e.leaf(b.rest))
+			b.push(0, b.e.leaf(b.rest))
 			b.rest = nil
 		}
 	}
 }
 
+// push adds c to the nodes of height h without a parent. When there are
+// two groups of them, the first becomes a branch of height h+1: a level
+// that has made a branch keeps at least a group, so that Seq can give its
+// last nodes to branches of at least branchMin.
+func (b *Builder[T, S, M]) push(h int, c node[T, S, M]) {
+	if h == len(b.levels) {
+		b.levels = append(b.levels, make([]node[T, S, M], 0, 2*group))
+	}
+	level := append(b.levels[h], c)
+	if len(level) == 2*group {
+		parent := b.e.branchOf(level[:group])
+		n := copy(level, level[group:])
+		clear(level[n:])
+		level = level[:n]
+		b.levels[h] = level
+		b.push(h+1, parent)
+		return
+	}
+	b.levels[h] = level
+}
+
 // Seq returns the Seq of the elements added, and empties b.
 func (b *Builder[T, S, M]) Seq() Seq[T, S, M] {
-	leaves, rest := b.leaves, b.rest
+	levels, rest := b.levels, b.rest
 	*b = Builder[T, S, M]{}
-	switch {
-	case len(leaves) == 0:
+	if len(levels) == 0 {
 		return SeqOf[T, S, M](rest...)
+	}
+	leaves := levels[0]
+	switch {
 	case len(rest) >= leafMin:
 		leaves = append(leaves, b.e.leaf(rest))
 	case len(rest) > 0: // too few for a leaf: the last leaf takes them, or shares them
@@ -76,11 +103,23 @@ func (b *Builder[T, S, M]) Seq() Seq[T, S, M] {
 			leaves = append(leaves, b.e.leaf(all[half:]))
 		}
 	}
-	if len(leaves) == 1 {
-		leaves[0].lf.id = 0
-		return Seq[T, S, M]{root: leaves[0]}
+	levels[0] = leaves
+	for h := 0; ; h++ {
+		level := levels[h]
+		if h == len(levels)-1 && len(level) == 1 {
+			root := level[0]
+			if h == 0 {
+				root.lf.id = 0
+			}
+			return Seq[T, S, M]{root: root}
+		}
+		if h+1 == len(levels) {
+			levels = append(levels, nil)
+		}
+		for part := range parts(len(level), group) {
+			levels[h+1] = append(levels[h+1], b.e.branchOf(level[part[0]:part[1]]))
+		}
 	}
-	return Seq[T, S, M]{root: b.e.buildUp(leaves)}
 }
 
 // Len returns the number of elements.
@@ -99,6 +138,108 @@ func (s Seq[T, S, M]) At(i int) T {
 		c, i = &c.br.kids[k], off
 	}
 	return c.lf.items[i]
+}
+
+// Flat returns the elements when s is a single leaf, as every Seq of at
+// most [FlatMax] elements but some that shrank to it are, and false
+// otherwise. The caller must not change them.
+func (s Seq[T, S, M]) Flat() ([]T, bool) { return s.root.items(), s.root.br == nil }
+
+// Prefix returns the Add of the summaries of the elements before position i,
+// in [0, Len], in O(log n).
+func (s Seq[T, S, M]) Prefix(i int) S {
+	s.check(i, s.Len()+1)
+	var m M
+	var acc S
+	c := &s.root
+	for c.br != nil {
+		if i == c.br.n {
+			return m.Add(acc, c.sum)
+		}
+		k := 0
+		for ; i >= c.br.kids[k].len(); k++ {
+			acc = m.Add(acc, c.br.kids[k].sum)
+			i -= c.br.kids[k].len()
+		}
+		c = &c.br.kids[k]
+	}
+	for _, v := range c.items()[:i] {
+		acc = m.Add(acc, m.Of(v))
+	}
+	return acc
+}
+
+// Search returns the smallest position i such that f is true of the Add of
+// the summaries of the elements up to and including i, or Len when there is
+// none, in O(log n). f must be monotone: once true of a run of elements from
+// the start, true of every longer one.
+func (s Seq[T, S, M]) Search(f func(S) bool) int {
+	var m M
+	var acc S
+	pos := 0
+	c := &s.root
+	if !f(c.sum) {
+		return s.Len()
+	}
+	for c.br != nil {
+		k := 0
+		for ; k < len(c.br.kids)-1; k++ {
+			next := m.Add(acc, c.br.kids[k].sum)
+			if f(next) {
+				break
+			}
+			acc = next
+			pos += c.br.kids[k].len()
+		}
+		c = &c.br.kids[k]
+	}
+	for j, v := range c.items() {
+		if acc = m.Add(acc, m.Of(v)); f(acc) {
+			return pos + j
+		}
+	}
+	return s.Len()
+}
+
+// Seek returns the position of the first element whose own summary f is
+// true of, that element, and true; or Len, the zero T and false when there
+// is none. It costs O(log n), by binary search, for a Seq sorted so that f
+// is false of a run of elements and true of the rest, and whose summary of
+// a run f is true of exactly when it is true of one of its elements: the
+// greatest key of elements sorted by key.
+func (s Seq[T, S, M]) Seek(f func(S) bool) (int, T, bool) {
+	var m M
+	pos := 0
+	c := &s.root
+	for c.br != nil {
+		kids := c.br.kids
+		lo, hi := 0, len(kids)-1
+		for lo < hi {
+			if mid := int(uint(lo+hi) >> 1); !f(kids[mid].sum) {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		for k := range lo {
+			pos += kids[k].len()
+		}
+		c = &kids[lo]
+	}
+	items := c.items()
+	lo, hi := 0, len(items)
+	for lo < hi {
+		if mid := int(uint(lo+hi) >> 1); !f(m.Of(items[mid])) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo == len(items) {
+		var zero T
+		return pos + lo, zero, false
+	}
+	return pos + lo, items[lo], true
 }
 
 // All yields the positions and elements in order.

@@ -156,6 +156,45 @@ func TestSeqModel(t *testing.T) {
 	}
 }
 
+// TestSeqSearch checks Search against a linear scan of the running totals,
+// on flat and deep Seqs, and on one whose deletions left leaves of every
+// size.
+func TestSeqSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for _, n := range []int{0, 1, leafMax, leafMax + 1, 5000} {
+		model := make([]int, n)
+		for i := range model {
+			model[i] = rng.IntN(4) // zeros make runs of equal totals
+		}
+		s := SeqOf[int, stat, statOf](slices.Clone(model)...)
+		for k := 0; k < n/3; k++ {
+			i := rng.IntN(len(model))
+			s, _ = s.Delete(nil, i)
+			model = slices.Delete(model, i, i+1)
+		}
+		total := 0
+		for _, v := range model {
+			total += v
+		}
+		for _, x := range []int{-1, 0, 1, total / 2, total - 1, total, total + 1} {
+			want, run := len(model), 0
+			for i, v := range model {
+				if run += v; run > x {
+					want = i
+					break
+				}
+			}
+			got := s.Search(func(st stat) bool { return st.total > x })
+			assert.Equal(t, want, got, "n=%d: first position where the running total passes %d", n, x)
+		}
+		for _, i := range []int{0, len(model) / 2, len(model) - 1} {
+			if i >= 0 {
+				assert.Equal(t, i, s.Search(func(st stat) bool { return st.count > i }), "n=%d: the element at %d", n, i)
+			}
+		}
+	}
+}
+
 // TestSeqBatchCopiesOnce checks that a batch changes in place the nodes it
 // made: a second edit of the same leaf allocates nothing.
 func TestSeqBatchCopiesOnce(t *testing.T) {
@@ -238,6 +277,41 @@ func TestBuilder(t *testing.T) {
 				b.Add(want[i:min(i+batch, n)]...)
 			}
 			checkSeq(t, b.Seq(), want)
+		}
+	}
+}
+
+func TestSeqFlat(t *testing.T) {
+	items, ok := SeqOf[int, stat, statOf](seqRange(leafMax)...).Flat()
+	assert.True(t, ok)
+	assert.Equal(t, seqRange(leafMax), items, "a Seq of FlatMax elements is one leaf")
+	_, ok = SeqOf[int, stat, statOf](seqRange(leafMax + 1)...).Flat()
+	assert.False(t, ok, "one more is a tree")
+}
+
+// TestSeqSeek checks Seek on sorted Seqs, flat and deep, against a linear
+// scan, at keys inside, between and outside the elements.
+func TestSeqSeek(t *testing.T) {
+	for _, n := range []int{0, 1, leafMax, leafMax + 1, 5000} {
+		model := make([]int, n)
+		for i := range model {
+			model[i] = 2 * (i / 3) // runs of equal keys
+		}
+		s := SeqOf[int, stat, statOf](model...)
+		for _, k := range []int{-1, 0, 1, 2, n / 2, n/2 + 1, 2*n - 1, 2 * n} {
+			want := len(model)
+			for i, v := range model {
+				if v >= k {
+					want = i
+					break
+				}
+			}
+			got, v, ok := s.Seek(func(st stat) bool { return st.max >= k })
+			assert.Equal(t, want, got, "n=%d: first element of at least %d", n, k)
+			assert.Equal(t, want < n, ok, "n=%d: found", n)
+			if ok {
+				assert.Equal(t, model[want], v, "n=%d: the element", n)
+			}
 		}
 	}
 }
