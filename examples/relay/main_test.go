@@ -1,3 +1,6 @@
+// Tests of the relay command: it runs against an httptest agent and a store, and is driven
+// over HTTP as a client would.
+
 package main
 
 import (

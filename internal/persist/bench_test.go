@@ -1,3 +1,5 @@
+// Benchmarks of the sequence and map edits at sizes up to a million items.
+
 package persist
 
 import (

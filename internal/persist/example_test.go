@@ -1,3 +1,5 @@
+// A runnable example of a Seq with a size measure.
+
 package persist_test
 
 import (

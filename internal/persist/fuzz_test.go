@@ -1,3 +1,5 @@
+// Fuzz targets that drive Seq and Map with random edits and compare them with slices.
+
 package persist
 
 import (

@@ -1,3 +1,6 @@
+// Test helpers: a measure that counts, sums and takes the maximum, and checks of a tree's
+// shape.
+
 package persist
 
 import (

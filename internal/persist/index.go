@@ -1,3 +1,6 @@
+// The name index of a Map: key hashes to the leaves that hold them, and nodes to their
+// parents, as sorted persistent sequences of pairs.
+
 package persist
 
 import (

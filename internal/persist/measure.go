@@ -1,3 +1,5 @@
+// Measure: the summary that each node keeps of the items below it.
+
 package persist
 
 // Measure defines the summary S that a container keeps of its elements of

@@ -1,3 +1,6 @@
+// The B+tree nodes shared by Seq and Map: leaves of items, branches of children with their
+// summaries.
+
 package persist
 
 import (

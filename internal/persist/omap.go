@@ -1,3 +1,5 @@
+// Map: members in order, found by name, as a persistent sequence of entries with a name index.
+
 package persist
 
 import (

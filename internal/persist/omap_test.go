@@ -1,3 +1,5 @@
+// Tests of Map against a slice-and-map model.
+
 package persist
 
 import (

@@ -1,3 +1,5 @@
+// Owner: the token that lets one batch of edits change its own new nodes in place.
+
 package persist
 
 import "sync/atomic"

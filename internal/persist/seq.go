@@ -1,3 +1,5 @@
+// Seq: a persistent sequence with positional edits in O(log n), and its Builder.
+
 package persist
 
 import (

@@ -1,3 +1,5 @@
+// Tests of Seq against a slice model.
+
 package persist
 
 import (

@@ -1,3 +1,5 @@
+// The hub: one LISTEN connection whose notifications wake the followers of each thread.
+
 package pgstore
 
 import (

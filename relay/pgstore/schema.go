@@ -1,3 +1,5 @@
+// The tables for the log, checkpoints and leases, and Setup, which creates them.
+
 package pgstore
 
 import (

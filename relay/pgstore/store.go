@@ -1,3 +1,5 @@
+// Store: the relay.Store on PostgreSQL tables, with LISTEN/NOTIFY for the live tail.
+
 package pgstore
 
 import (

@@ -1,3 +1,5 @@
+// The store conformance suite and benchmarks, run against the PostgreSQL server on 127.0.0.1.
+
 package pgstore_test
 
 import (

@@ -1,3 +1,6 @@
+// The Lua scripts that append at an expected position, save a checkpoint and trim, each
+// atomically.
+
 package redisstore
 
 import "github.com/redis/go-redis/v9"

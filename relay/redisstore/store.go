@@ -1,3 +1,5 @@
+// Store: the relay.Store on a Redis Stream per thread, with a checkpoint key beside it.
+
 package redisstore
 
 import (

@@ -1,3 +1,5 @@
+// The store conformance suite and benchmarks, run against the Redis server on 127.0.0.1.
+
 package redisstore_test
 
 import (

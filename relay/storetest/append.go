@@ -1,3 +1,5 @@
+// Conformance tests of Append and Read: positions, conflicts, concurrent writers, paging.
+
 package storetest
 
 import (

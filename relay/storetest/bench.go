@@ -1,3 +1,5 @@
+// Benchmarks of a store's append, read and follow.
+
 package storetest
 
 import (

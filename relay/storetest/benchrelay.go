@@ -1,3 +1,5 @@
+// Benchmarks of a relay on a store: join latency and fan-out to many viewers.
+
 package storetest
 
 import (

@@ -1,3 +1,5 @@
+// Conformance tests of checkpoints, trimming, thread listing, namespaces and replicas.
+
 package storetest
 
 import (

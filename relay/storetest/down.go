@@ -1,3 +1,5 @@
+// Conformance tests of a store that is down, cut mid-call, or whose context is cancelled.
+
 package storetest
 
 import (

@@ -1,3 +1,6 @@
+// Conformance tests of Follow: live appends, concurrent followers, the end of a thread, a
+// trimmed log.
+
 package storetest
 
 import (

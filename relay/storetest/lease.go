@@ -1,3 +1,5 @@
+// Conformance tests of the Leaser: one holder at a time, expiry, contention.
+
 package storetest
 
 import (

@@ -1,3 +1,5 @@
+// A TCP proxy that can cut a store's connections, to test a store that goes down.
+
 package storetest
 
 import (

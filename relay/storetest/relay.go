@@ -1,3 +1,6 @@
+// Conformance tests of relays on a store: joins, two relays on one thread, a relay killed mid-
+// run.
+
 package storetest
 
 import (
