@@ -187,6 +187,25 @@ func (r *Relay) acquire(id string) (*thread, error) {
 	return t, nil
 }
 
+// open acquires the thread id, brings it up to date with the store and
+// returns it locked. When that fails it answers the request with status 503
+// and returns nil, with nothing to release.
+func (r *Relay) open(ctx context.Context, w http.ResponseWriter, id string) *thread {
+	t, err := r.acquire(id)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		return nil
+	}
+	t.mu.Lock()
+	if err := t.sync(ctx); err != nil {
+		t.mu.Unlock()
+		r.release(t)
+		storeFailed(w, err)
+		return nil
+	}
+	return t
+}
+
 // release ends a use of t. The last one forgets it: it is loaded from the
 // store again when next used.
 func (r *Relay) release(t *thread) {

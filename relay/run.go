@@ -76,18 +76,11 @@ func (r *Relay) postAgent(w http.ResponseWriter, req *http.Request) {
 	}
 	_ = json.Unmarshal(body, &raw)
 
-	t, err := r.acquire(in.ThreadID)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+	t := r.open(req.Context(), w, in.ThreadID)
+	if t == nil {
 		return
 	}
 	defer r.release(t)
-	t.mu.Lock()
-	if err := t.sync(req.Context()); err != nil {
-		t.mu.Unlock()
-		storeFailed(w, err)
-		return
-	}
 	lastID := req.Header.Get("Last-Event-ID")
 	if t.pos > 0 && (t.c.RunID() == in.RunID || t.isPosition(lastID)) { // a reconnect
 		j := t.join(lastID)

@@ -53,18 +53,11 @@ func (t *thread) isPosition(id string) bool {
 
 // getEvents serves GET /threads/{threadId}/events.
 func (r *Relay) getEvents(w http.ResponseWriter, req *http.Request) {
-	t, err := r.acquire(req.PathValue("threadId"))
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+	t := r.open(req.Context(), w, req.PathValue("threadId"))
+	if t == nil {
 		return
 	}
 	defer r.release(t)
-	t.mu.Lock()
-	if err := t.sync(req.Context()); err != nil {
-		t.mu.Unlock()
-		storeFailed(w, err)
-		return
-	}
 	if t.pos == 0 {
 		t.mu.Unlock()
 		http.Error(w, "aguistate: no thread "+strconv.Quote(t.id), http.StatusNotFound)
@@ -78,21 +71,14 @@ func (r *Relay) getEvents(w http.ResponseWriter, req *http.Request) {
 // getThread serves GET /threads/{threadId}: the thread's state and
 // messages.
 func (r *Relay) getThread(w http.ResponseWriter, req *http.Request) {
-	t, err := r.acquire(req.PathValue("threadId"))
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+	t := r.open(req.Context(), w, req.PathValue("threadId"))
+	if t == nil {
 		return
 	}
 	defer r.release(t)
-	t.mu.Lock()
-	err = t.sync(req.Context())
 	c, pos := t.c, t.pos
 	t.mu.Unlock()
-	switch {
-	case err != nil:
-		storeFailed(w, err)
-		return
-	case pos == 0:
+	if pos == 0 {
 		http.Error(w, "aguistate: no thread "+strconv.Quote(t.id), http.StatusNotFound)
 		return
 	}

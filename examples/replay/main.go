@@ -35,6 +35,7 @@ import (
 	"os"
 
 	"github.com/aguistate/aguistate"
+	"github.com/aguistate/aguistate/examples/internal/cli"
 )
 
 func main() {
@@ -72,18 +73,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	})
 	if *inputPath != "" {
-		input, err := os.ReadFile(*inputPath)
+		in, err := cli.LoadInput(c, *inputPath)
 		if err != nil {
 			fmt.Fprintln(stderr, "error:", err)
-			return 2
-		}
-		var in aguistate.RunAgentInput
-		if err := json.Unmarshal(input, &in); err != nil {
-			fmt.Fprintf(stderr, "error: %s: %v\n", *inputPath, err)
-			return 2
-		}
-		if err := c.StartRun(in); err != nil {
-			fmt.Fprintf(stderr, "error: %s: %s\n", *inputPath, err)
 			return 2
 		}
 		// The next run is a new run of the same thread, with the same tools.

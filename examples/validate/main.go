@@ -38,7 +38,6 @@ import (
 	"cmp"
 	"context"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -48,6 +47,7 @@ import (
 	"strings"
 
 	"github.com/aguistate/aguistate"
+	"github.com/aguistate/aguistate/examples/internal/cli"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -118,18 +118,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "render: %s (%d ingredients, %d steps)\n", title, len(recipe.Ingredients), len(recipe.Steps))
 	})
 	if *inputPath != "" {
-		input, err := os.ReadFile(*inputPath)
+		_, err := cli.LoadInput(c, *inputPath)
 		if err != nil {
 			fmt.Fprintln(stderr, "error:", err)
-			return 2
-		}
-		var in aguistate.RunAgentInput
-		if err := json.Unmarshal(input, &in); err != nil {
-			fmt.Fprintf(stderr, "error: %s: %v\n", *inputPath, err)
-			return 2
-		}
-		if err := c.StartRun(in); err != nil {
-			fmt.Fprintf(stderr, "error: %s: %s\n", *inputPath, err)
 			return 2
 		}
 	}
