@@ -287,43 +287,34 @@ func heldPerByte(text []byte, parse func([]byte) any) float64 {
 // what encoding/json costs, in time and memory, and at most 6 bytes held
 // per byte of text.
 func BenchmarkParse(b *testing.B) {
-	for _, sh := range parseShapes {
-		b.Run(sh.name, func(b *testing.B) {
-			text := []byte(sh.text(10 << 20))
-			parse := func(t []byte) any {
-				n, err := jsonv.Parse(t, 0)
-				if err != nil {
-					b.Fatal(err)
-				}
-				return n
-			}
-			held := heldPerByte(text, parse)
-			b.SetBytes(int64(len(text)))
-			b.ReportAllocs()
-			for b.Loop() {
-				parse(text)
-			}
-			b.ReportMetric(held, "held-B/text-B")
-		})
-	}
+	benchParse(b, func(t []byte) (any, error) { return jsonv.Parse(t, 0) })
 }
 
 func BenchmarkParseStdlib(b *testing.B) {
+	benchParse(b, func(t []byte) (any, error) {
+		var v any
+		err := json.Unmarshal(t, &v)
+		return v, err
+	})
+}
+
+// benchParse runs parse on 10 MB of each shape.
+func benchParse(b *testing.B, parse func([]byte) (any, error)) {
 	for _, sh := range parseShapes {
 		b.Run(sh.name, func(b *testing.B) {
 			text := []byte(sh.text(10 << 20))
-			parse := func(t []byte) any {
-				var v any
-				if err := json.Unmarshal(t, &v); err != nil {
+			must := func(t []byte) any {
+				v, err := parse(t)
+				if err != nil {
 					b.Fatal(err)
 				}
 				return v
 			}
-			held := heldPerByte(text, parse)
+			held := heldPerByte(text, must)
 			b.SetBytes(int64(len(text)))
 			b.ReportAllocs()
 			for b.Loop() {
-				parse(text)
+				must(text)
 			}
 			b.ReportMetric(held, "held-B/text-B")
 		})
