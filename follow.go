@@ -90,6 +90,20 @@ func (c *Consumer) adopt(p *Consumer) error {
 // maxReconnectWait is the longest wait before a reconnect.
 const maxReconnectWait = 30 * time.Second
 
+// reconnectWait returns the wait before a reconnect after tries reconnects
+// that brought no event: the stream's retry (1 s when it gave none),
+// doubled per try, at most maxReconnectWait.
+func reconnectWait(retry time.Duration, tries int) time.Duration {
+	wait := retry
+	if wait <= 0 {
+		wait = time.Second
+	}
+	for ; tries > 0 && wait < maxReconnectWait; tries-- {
+		wait *= 2
+	}
+	return min(wait, maxReconnectWait)
+}
+
 // follow sends the request (method, url, body) to a, applies the events of
 // its answer, and reconnects as a.Reconnects allows, until the stream ends
 // after the run's end. lastID is the Last-Event-ID of the first request,
@@ -103,15 +117,10 @@ func (c *Consumer) follow(ctx context.Context, a *Agent, method, url string, bod
 	resuming, tries := false, 0
 	for {
 		if resuming {
-			wait := f.Retry
-			if wait <= 0 {
-				wait = time.Second
-			}
-			wait = min(wait<<min(tries, 16), maxReconnectWait)
 			select {
 			case <-ctx.Done():
 				return end, ctx.Err()
-			case <-time.After(wait):
+			case <-time.After(reconnectWait(f.Retry, tries)):
 			}
 			tries++
 		}
