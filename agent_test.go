@@ -320,6 +320,23 @@ func TestRunAgentContentTypes(t *testing.T) {
 	}
 }
 
+// TestRunAgentSniffedContentType checks what the README tells authors of
+// httptest agents: a handler that sets no Content-Type gets one sniffed by
+// net/http, text/plain, and RunAgent refuses it.
+func TestRunAgentSniffedContentType(t *testing.T) {
+	t.Parallel()
+	srv := newAgent(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, strings.Join(sseChunks(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
+			`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`), ""))
+	})
+	c := New(nil)
+	_, err := c.RunAgent(context.Background(), &Agent{URL: srv.URL, Client: srv.Client()}, nil)
+	var he *HTTPError
+	require.ErrorAs(t, err, &he)
+	assert.Equal(t, "text/plain; charset=utf-8", he.ContentType, "net/http's sniffed type")
+	assert.False(t, c.Running(), "nothing of the body applied")
+}
+
 func TestRunAgentBrokenStream(t *testing.T) {
 	started := `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`
 	snap := `{"type":"STATE_SNAPSHOT","snapshot":{"a":1}}`
