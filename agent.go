@@ -51,6 +51,14 @@ type Agent struct {
 // thread. A nil *RunOptions means the defaults. [Consumer.NextInput] and
 // [Consumer.RunAgent] read it and never change it.
 type RunOptions struct {
+	// ThreadID is the id of the thread, for its first run: it is used when
+	// the Consumer holds no thread id yet ([Consumer.ThreadID] is ""), as
+	// for a new thread whose id the application chose. Default: the
+	// thread's id, or a new random UUID when it has none. When the thread
+	// has an id, ThreadID must be empty or that id: RunAgent returns an
+	// error wrapping [ErrThreadMismatch] and sends nothing, and NextInput
+	// keeps the thread's id.
+	ThreadID string
 	// RunID is the new run's id. Default: a new random UUID.
 	RunID string
 	// ParentRunID is the run that spawned this one. Default: none.
@@ -114,6 +122,14 @@ type RunResult struct {
 //   - the client's error, wrapped, when the request cannot be sent or
 //     reads fail, or when a redirect to another origin was refused.
 //
+// Before anything is sent, it returns an error wrapping [ErrRunInProgress]
+// when another RunAgent or [Consumer.Follow] is streaming into the
+// Consumer, and one wrapping [ErrThreadMismatch] when opts.ThreadID is not
+// the thread's id. A run that [Consumer.Running] reports but that no such
+// call is streaming (one whose events came through [Consumer.Apply] or
+// [Consumer.Run], or whose stream broke off) does not stop it: the new
+// run's RUN_STARTED ends that run.
+//
 // It does not retry a request that fails. With [Agent].Reconnects set, it
 // reconnects to a relay when the stream drops mid-run, as [Consumer.Follow]
 // says; the README explains when that is safe.
@@ -121,6 +137,10 @@ func (c *Consumer) RunAgent(ctx context.Context, a *Agent, opts *RunOptions) (Ru
 	if a == nil {
 		return RunResult{}, apiError(errors.New("RunAgent: nil *Agent"))
 	}
+	if !c.streaming.CompareAndSwap(false, true) {
+		return RunResult{}, errStreaming
+	}
+	defer c.streaming.Store(false)
 	body, before, err := c.startNext(opts)
 	if err != nil {
 		return RunResult{}, err
@@ -168,6 +188,10 @@ func (c *Consumer) startNext(opts *RunOptions) ([]byte, messageList, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old := c.cur.Load()
+	if opts != nil && opts.ThreadID != "" && old.threadID != "" && opts.ThreadID != old.threadID {
+		return nil, messageList{}, apiError(fmt.Errorf("%w: RunOptions.ThreadID is %s, but the thread is %s",
+			ErrThreadMismatch, jsonv.Quote(opts.ThreadID), jsonv.Quote(old.threadID)))
+	}
 	in := old.nextInput(opts)
 	body, err := in.MarshalJSON()
 	if err != nil {

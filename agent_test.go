@@ -320,6 +320,23 @@ func TestRunAgentContentTypes(t *testing.T) {
 	}
 }
 
+// TestRunAgentSniffedContentType checks what the README tells authors of
+// httptest agents: a handler that sets no Content-Type gets one sniffed by
+// net/http, text/plain, and RunAgent refuses it.
+func TestRunAgentSniffedContentType(t *testing.T) {
+	t.Parallel()
+	srv := newAgent(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, strings.Join(sseChunks(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
+			`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`), ""))
+	})
+	c := New(nil)
+	_, err := c.RunAgent(context.Background(), &Agent{URL: srv.URL, Client: srv.Client()}, nil)
+	var he *HTTPError
+	require.ErrorAs(t, err, &he)
+	assert.Equal(t, "text/plain; charset=utf-8", he.ContentType, "net/http's sniffed type")
+	assert.False(t, c.Running(), "nothing of the body applied")
+}
+
 func TestRunAgentBrokenStream(t *testing.T) {
 	started := `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`
 	snap := `{"type":"STATE_SNAPSHOT","snapshot":{"a":1}}`
@@ -886,4 +903,116 @@ func TestRunAgentPositions(t *testing.T) {
 	require.ErrorAs(t, err, &ee)
 	assert.Equal(t, 6, ee.Position, "three events of run 1, then the third of run 2")
 	assert.Equal(t, []int{4, 5}, positions, "Changes count the same way")
+}
+
+// TestRunAgentThreadID checks RunOptions.ThreadID: it names a new thread,
+// and one that disagrees with the thread's id is refused before anything
+// is sent.
+func TestRunAgentThreadID(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, reason string
+		held         string // the thread's id before the run, "" for none
+		opt          string // RunOptions.ThreadID
+		want         string // the threadId sent and held after; "" for a new UUID
+		wantErr      error
+	}{
+		{"new thread", "the application names the thread of its first run", "", "chosen", "chosen", nil},
+		{"same id", "restating the thread's id is no change", "t1", "t1", "t1", nil},
+		{"no option", "the thread's own id goes on", "t1", "", "t1", nil},
+		{"no id at all", "a new thread without an option gets a new UUID", "", "", "", nil},
+		{"other id", "a Consumer holds one thread: another id is refused, nothing sent", "t1", "t2", "t1", ErrThreadMismatch},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var sent atomic.Value
+			agent, requests := scriptedAgent(t, func(body map[string]json.RawMessage, _ *http.Request) []string {
+				var thread, run string
+				assert.NoError(t, json.Unmarshal(body["threadId"], &thread))
+				assert.NoError(t, json.Unmarshal(body["runId"], &run))
+				sent.Store(thread)
+				ids := fmt.Sprintf(`"threadId":%q,"runId":%q`, thread, run)
+				return []string{`{"type":"RUN_STARTED",` + ids + `}`, `{"type":"RUN_FINISHED",` + ids + `}`}
+			})
+			c := New(nil)
+			if tc.held != "" {
+				require.NoError(t, c.StartRun(RunAgentInput{ThreadID: tc.held, RunID: "r0"}))
+			}
+			opts := &RunOptions{ThreadID: tc.opt}
+			next := c.NextInput(opts)
+			_, err := c.RunAgent(context.Background(), agent, opts)
+			if tc.wantErr != nil {
+				require.ErrorIs(t, err, tc.wantErr, tc.reason)
+				assert.Equal(t, int32(0), requests.Load(), "nothing sent")
+				assert.Equal(t, "r0", c.RunID(), "no run started")
+				assert.Equal(t, tc.held, next.ThreadID, "NextInput keeps the thread's id")
+				assert.Equal(t, tc.held, c.ThreadID())
+				return
+			}
+			require.NoError(t, err, tc.reason)
+			want := tc.want
+			if want == "" {
+				want = sent.Load().(string)
+				assert.Len(t, want, 36, "a new UUID")
+			} else {
+				assert.Equal(t, want, next.ThreadID, "NextInput says the same")
+			}
+			assert.Equal(t, want, sent.Load(), tc.reason)
+			assert.Equal(t, want, c.ThreadID(), tc.reason)
+		})
+	}
+}
+
+// TestRunAgentOneAtATime checks that a second RunAgent or Follow on a
+// Consumer that RunAgent is streaming into is refused with
+// ErrRunInProgress before anything is sent, and that the Consumer takes
+// runs again once the first returns, whatever Running says.
+func TestRunAgentOneAtATime(t *testing.T) {
+	t.Parallel()
+	arrived, release := make(chan struct{}, 4), make(chan struct{})
+	var requests atomic.Int32
+	srv := newAgent(t, func(w http.ResponseWriter, r *http.Request) {
+		n := requests.Add(1)
+		var in struct{ ThreadID, RunID string }
+		assert.NoError(t, json.NewDecoder(r.Body).Decode(&in))
+		ids := fmt.Sprintf(`"threadId":%q,"runId":%q`, in.ThreadID, in.RunID)
+		serveEvents(w, "text/event-stream", sseChunks(`{"type":"RUN_STARTED",`+ids+`}`))
+		arrived <- struct{}{}
+		if n == 1 {
+			select { // the first run stalls until released
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}
+		serveEvents(w, "text/event-stream", sseChunks(`{"type":"RUN_FINISHED",`+ids+`}`))
+	})
+	agent := &Agent{URL: srv.URL, Client: srv.Client()}
+	c := New(nil)
+
+	first := make(chan error, 1)
+	go func() {
+		_, err := c.RunAgent(context.Background(), agent, nil)
+		first <- err
+	}()
+	<-arrived // the first run is streaming
+	_, err := c.RunAgent(context.Background(), agent, nil)
+	assert.ErrorIs(t, err, ErrRunInProgress, "a second RunAgent is refused")
+	_, err = c.Follow(context.Background(), agent, srv.URL)
+	assert.ErrorIs(t, err, ErrRunInProgress, "so is a Follow")
+	assert.Equal(t, int32(1), requests.Load(), "nothing sent for either")
+	close(release)
+	require.NoError(t, <-first, "the first run ends as it would alone")
+
+	require.NoError(t, c.Apply([]byte(`{"type":"RUN_STARTED","threadId":"`+c.ThreadID()+`","runId":"applied"}`)))
+	require.True(t, c.Running(), "a run that events started, with nothing streaming it")
+	_, err = c.RunAgent(context.Background(), agent, nil)
+	require.NoError(t, err, "does not stop RunAgent, whose RUN_STARTED ends it")
+	<-arrived
+	assert.Equal(t, int32(2), requests.Load())
+
+	_, err = c.RunAgent(context.Background(), agent, &RunOptions{ThreadID: "other"})
+	require.ErrorIs(t, err, ErrThreadMismatch)
+	_, err = c.RunAgent(context.Background(), agent, nil)
+	require.NoError(t, err, "a refused call releases the Consumer")
 }

@@ -165,16 +165,18 @@ func (c *Consumer) AddMessages(messages ...Message) error {
 
 // SetState replaces the state with state, as one local change: shared
 // state that the user edited. It goes to the agent in the next run's input
-// (spec, Cross-run behaviour). state is a [Value], JSON text as a
-// json.RawMessage, or any other value encoding/json marshals. Subscribers
-// get one [Change] with the zero Event when the state changed. The
-// diverged flag is left as it is.
+// (spec, Cross-run behaviour). state is a [Value]; JSON text, as a
+// json.RawMessage or a []byte (never marshalled as base64); or any other
+// value encoding/json marshals, so that a Go string is a JSON string.
+// Subscribers get one [Change] with the zero Event when the state changed.
+// The diverged flag is left as it is.
 //
 // It returns an error, and changes nothing, when state cannot be
-// marshalled, an error wrapping [ErrLimit] when it is larger or deeper than
-// [Options] allow, or one wrapping [ErrStateRejected] when
-// [Options].ValidateState refuses it. Do not call it while a run is
-// streaming: the agent's deltas apply to the state the run started from.
+// marshalled or is not valid JSON text, an error wrapping [ErrLimit] when
+// it is larger or deeper than [Options] allow, or one wrapping
+// [ErrStateRejected] when [Options].ValidateState refuses it. Do not call
+// it while a run is streaming: the agent's deltas apply to the state the
+// run started from.
 func (c *Consumer) SetState(state any) error {
 	n, err := c.stateNode(state)
 	if err != nil {
@@ -191,8 +193,11 @@ func (c *Consumer) SetState(state any) error {
 // stateNode returns state as a JSON tree, parsed under the Consumer's
 // MaxDepth.
 func (c *Consumer) stateNode(state any) (*jsonv.Node, error) {
-	if v, ok := state.(Value); ok {
-		return v.node(), nil
+	switch s := state.(type) {
+	case Value:
+		return s.node(), nil
+	case []byte: // JSON text, as json.RawMessage: not base64
+		state = json.RawMessage(s)
 	}
 	data, err := json.Marshal(state)
 	if err != nil {

@@ -131,6 +131,7 @@ func TestSetState(t *testing.T) {
 	}{
 		{"value", "a Value is kept exactly", v, `{"n":12345678901234567890}`},
 		{"raw", "JSON text goes in as json.RawMessage", json.RawMessage(`[1.50, {"a":null}]`), `[1.50,{"a":null}]`},
+		{"bytes", "a []byte is JSON text too, not a base64 string", []byte(`{"a":[1.50]}`), `{"a":[1.50]}`},
 		{"struct", "any value encoding/json marshals", struct {
 			Title string `json:"title"`
 		}{"Pasta"}, `{"title":"Pasta"}`},
@@ -163,6 +164,7 @@ func TestSetState(t *testing.T) {
 		assert.ErrorIs(t, c.SetState("bad"), ErrStateRejected)
 		assert.ErrorIs(t, c.SetState(json.RawMessage(`[[[[1]]]]`)), ErrLimit)
 		assert.ErrorContains(t, c.SetState(func() {}), "SetState: json: unsupported type")
+		assert.ErrorContains(t, c.SetState([]byte("aGk=")), "SetState: json:", "a []byte that is not JSON text")
 		assert.Equal(t, `{}`, c.State().String(), "nothing changed")
 	})
 }

@@ -16,12 +16,15 @@ import (
 // AG-UI event stream to them, as the AG-UI state/messages draft spec says.
 //
 // A Consumer is safe for concurrent use: readers see it as it was between
-// two events, while one goroutine applies a stream. The values it returns
-// are immutable views it shares, not copies.
+// two events, while one goroutine applies a stream. [Consumer.RunAgent]
+// and [Consumer.Follow] take one call at a time and refuse another with
+// [ErrRunInProgress]. The values it returns are immutable views it shares,
+// not copies.
 type Consumer struct {
-	opts Options
-	cur  atomic.Pointer[view]
-	subs subscribers
+	opts      Options
+	cur       atomic.Pointer[view]
+	subs      subscribers
+	streaming atomic.Bool // claimed by RunAgent and Follow while they run
 
 	mu     sync.Mutex   // serialises writers; guards what follows
 	concat jsonv.Concat // makes streamed text cost its length once

@@ -33,4 +33,6 @@
 //
 // A Consumer is safe for concurrent use. Readers see it as it was between
 // two events. The values it returns are immutable and shared, not copies.
+// One RunAgent or Follow streams into a Consumer at a time: another call
+// returns [ErrRunInProgress] and sends nothing.
 package aguistate

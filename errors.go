@@ -43,6 +43,16 @@ var (
 	// marked diverged (a RUN_STARTED still starts its run, without its
 	// input's state). StartRun and Restore return it.
 	ErrStateRejected = sentinel("state rejected")
+
+	// ErrRunInProgress reports a [Consumer.RunAgent] or [Consumer.Follow]
+	// called while another of them is streaming into the same Consumer.
+	// Nothing was sent: wait for the first call to return.
+	ErrRunInProgress = sentinel("a run is in progress on this Consumer")
+
+	// ErrThreadMismatch reports a [RunOptions].ThreadID that is not the id
+	// of the thread the Consumer holds ([Consumer.ThreadID]). Nothing was
+	// sent: a Consumer holds one thread, so use a new one for another.
+	ErrThreadMismatch = sentinel("thread id mismatch")
 )
 
 // Kinds of failure that name themselves in messages but that a caller
@@ -191,6 +201,10 @@ func (e *RunError) Error() string {
 	}
 	return msg
 }
+
+// errStreaming is the error of a RunAgent or Follow that another is
+// streaming into the same Consumer.
+var errStreaming = apiError(fmt.Errorf("%w: RunAgent and Follow take one call at a time", ErrRunInProgress))
 
 // errNoRunEnd reports a run's stream that ended cleanly but without saying
 // that the run ended. It wraps io.ErrUnexpectedEOF, as a body cut short

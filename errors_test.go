@@ -55,6 +55,12 @@ func publicErrors(t *testing.T) []struct {
 	pending := New(nil)
 	require.NoError(t, pending.Apply([]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"x"}]}}`)))
 	_, resumeErr := pending.Resume(func(Value) (any, bool) { return func() {}, true })
+	busy := New(nil)
+	busy.streaming.Store(true) // as RunAgent claims it
+	_, busyErr := busy.RunAgent(t.Context(), &Agent{URL: "http://127.0.0.1:1"}, nil)
+	named := New(nil)
+	require.NoError(t, named.StartRun(RunAgentInput{ThreadID: "t"}))
+	_, mismatchErr := named.RunAgent(t.Context(), &Agent{URL: "http://127.0.0.1:1"}, &RunOptions{ThreadID: "other"})
 	return []struct {
 		name string
 		err  error
@@ -83,6 +89,8 @@ func publicErrors(t *testing.T) []struct {
 		{"patch state", New(nil).PatchState([]byte(`[{"op":"remove","path":"/a"}]`)), ErrPatchFailed},
 		{"unanswered interrupt", pending.StartRun(RunAgentInput{}), nil},
 		{"resume", resumeErr, nil},
+		{"run in progress", busyErr, ErrRunInProgress},
+		{"thread mismatch", mismatchErr, ErrThreadMismatch},
 		{"run error", &RunError{Message: "boom", Code: "E1"}, nil},
 		{"http content type", &HTTPError{StatusCode: 200, Status: "200 OK", ContentType: "text/html", Body: "<html>"}, nil},
 	}
@@ -102,7 +110,7 @@ func TestErrorVoice(t *testing.T) {
 		if tc.is != nil {
 			assert.ErrorIs(t, tc.err, tc.is, tc.name)
 		}
-		for _, s := range []error{ErrMalformedEvent, ErrLimit, ErrPatchFailed, ErrNoTarget, ErrStateRejected} {
+		for _, s := range []error{ErrMalformedEvent, ErrLimit, ErrPatchFailed, ErrNoTarget, ErrStateRejected, ErrRunInProgress, ErrThreadMismatch} {
 			if s != tc.is {
 				assert.NotErrorIs(t, tc.err, s, "%s matches one sentinel at most", tc.name)
 			}

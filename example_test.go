@@ -294,6 +294,47 @@ func ExampleConsumer_Resume() {
 	// success resume: [{"interruptId":"i1","status":"resolved","payload":{"approved":true}}] 0
 }
 
+// A run that fails leaves in the thread what arrived before the failure. To
+// retry from the thread as it was, take a checkpoint before the run and
+// restore it: Restore returns a new Consumer (subscribe to it again).
+func ExampleConsumer_Checkpoint_retry() {
+	runs := 0
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		runs++
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, `data: {"type":"RUN_STARTED","threadId":"t1","runId":"r"}`+"\n\n")
+		if runs == 1 {
+			io.WriteString(w, `data: {"type":"TEXT_MESSAGE_CHUNK","messageId":"a1","delta":"Let me ch"}`+"\n\n"+
+				`data: {"type":"RUN_ERROR","message":"model overloaded"}`+"\n\n")
+			return
+		}
+		io.WriteString(w, `data: {"type":"TEXT_MESSAGE_CHUNK","messageId":"a2","delta":"Sunny."}`+"\n\n"+
+			`data: {"type":"RUN_FINISHED","threadId":"t1","runId":"r"}`+"\n\n")
+	}))
+	defer server.Close()
+	agent, ctx := &aguistate.Agent{URL: server.URL}, context.Background()
+
+	c := aguistate.New(nil)
+	_ = c.AddMessages(aguistate.UserMessage("Weather in Rome?"))
+	saved := c.Checkpoint()
+	if _, err := c.RunAgent(ctx, agent, nil); err != nil {
+		fmt.Println(err, len(c.Messages()))
+		if c, err = aguistate.Restore(saved, nil); err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println("restored:", len(c.Messages()))
+	}
+	res, err := c.RunAgent(ctx, agent, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Outcome, res.NewMessages[0].Text(), len(c.Messages()))
+	// Output:
+	// aguistate: run failed: model overloaded 2
+	// restored: 1
+	// success Sunny. 2
+}
+
 // Messages read typed: text, tool calls, the id of the call a tool message
 // answers. MarshalJSON still gives each exactly as it arrived.
 func ExampleMessage_ToolCalls() {

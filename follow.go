@@ -39,11 +39,17 @@ import (
 // reconnect that brings no event, at most 30 s; it reconnects only when
 // the ids are positions (decimal integers), and fails, applying nothing,
 // when the answer does not go on after the Last-Event-ID sent (its first
-// event's id must be the next position, or empty, for a prelude).
+// event's id must be the next position, or empty, for a prelude). It
+// returns an error wrapping [ErrRunInProgress], sending nothing, while
+// another Follow or [Consumer.RunAgent] is streaming into the Consumer.
 func (c *Consumer) Follow(ctx context.Context, a *Agent, url string) (RunResult, error) {
 	if a == nil {
 		return RunResult{}, apiError(errors.New("Follow: nil *Agent"))
 	}
+	if !c.streaming.CompareAndSwap(false, true) {
+		return RunResult{}, errStreaming
+	}
+	defer c.streaming.Store(false)
 	v := c.cur.Load()
 	end, err := c.follow(ctx, a, http.MethodGet, url, nil, v.eventID)
 	if errors.Is(err, errNothing) {

@@ -36,9 +36,10 @@ type RunAgentInput struct {
 // NextInput returns the input of the thread's next run, as
 // [Consumer.RunAgent] sends it. State and Messages are what the Consumer
 // holds, but activity messages, which never travel to the producer (spec,
-// MESSAGES_SNAPSHOT). ThreadID is the thread of the last run started, or a
-// new random UUID when there is none. The other fields come from opts (nil
-// means the defaults); RunID is a new random UUID when opts gives none.
+// MESSAGES_SNAPSHOT). ThreadID is the thread of the last run started, or,
+// when there is none, opts' ThreadID or a new random UUID. The other fields
+// come from opts (nil means the defaults); RunID is a new random UUID when
+// opts gives none.
 // The messages are immutable views in a new slice.
 //
 // The state goes out as held, even when [Consumer.Diverged] is true. Check
@@ -63,6 +64,9 @@ func (v *view) nextInput(opts *RunOptions) RunAgentInput {
 		if m.role != roleActivity {
 			in.Messages = append(in.Messages, m)
 		}
+	}
+	if in.ThreadID == "" {
+		in.ThreadID = o.ThreadID
 	}
 	if in.ThreadID == "" {
 		in.ThreadID = newUUID()

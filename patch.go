@@ -258,7 +258,10 @@ func (p *patcher) editAt(tokens []string, fn func(c *jsonv.Node, t string) (*jso
 	parent := tokens[:len(tokens)-1]
 	root, err := p.edit.Update(p.root, parent, func(c *jsonv.Node) (*jsonv.Node, error) {
 		if k := c.Kind(); k != jsonv.Object && k != jsonv.Array {
-			return nil, fmt.Errorf("the parent %s is %s, not a container", jsonv.Quote(jsonv.FormatPointer(parent)), k.Phrase())
+			if len(parent) == 0 {
+				return nil, fmt.Errorf("the whole document is %s, not an object or array", k.Phrase())
+			}
+			return nil, fmt.Errorf("the parent %s is %s, not an object or array", jsonv.Quote(jsonv.FormatPointer(parent)), k.Phrase())
 		}
 		return fn(c, tokens[len(tokens)-1])
 	})

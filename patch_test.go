@@ -187,6 +187,9 @@ func TestPatchErrorText(t *testing.T) {
 		{`[1]`, `[{"op":"replace","path":"/99999999999999999999","value":0}]`, `index 99999999999999999999 is out of range for an array of 1 elements`},
 		{`[1]`, `[{"op":"replace","path":"/01","value":0}]`, `"01" is not an array index`},
 		{`{}`, `[{"op":"merge","path":"/a"}]`, `operation 0 (merge "/a"): malformed patch: unknown op "merge"`},
+		{`{"a":"x"}`, `[{"op":"add","path":"/a/b","value":1}]`, `operation 0 (add "/a/b"): patch failed to apply: the parent "/a" is a string, not an object or array`},
+		{`"x"`, `[{"op":"add","path":"/b","value":1}]`, `operation 0 (add "/b"): patch failed to apply: the whole document is a string, not an object or array`},
+		{`{"a":[true]}`, `[{"op":"remove","path":"/a/0/c"}]`, `operation 0 (remove "/a/0/c"): patch failed to apply: the parent "/a/0" is a boolean, not an object or array`},
 	}
 	for _, tt := range tests {
 		_, err := applyText(t, tt.doc, tt.patch)

@@ -112,9 +112,8 @@ func newThread(t *testing.T) string {
 // client's Consumer.
 func runThread(t *testing.T, base, id string) *aguistate.Consumer {
 	c := aguistate.New(nil)
-	require.NoError(t, c.StartRun(aguistate.RunAgentInput{ThreadID: id}))
 	require.NoError(t, c.AddMessages(aguistate.UserMessage("hi").WithID("u1")))
-	res, err := c.RunAgent(context.Background(), &aguistate.Agent{URL: base + "/agent"}, nil)
+	res, err := c.RunAgent(context.Background(), &aguistate.Agent{URL: base + "/agent"}, &aguistate.RunOptions{ThreadID: id})
 	require.NoError(t, err)
 	assert.Equal(t, "success", res.Outcome)
 	return c
