@@ -61,6 +61,17 @@ type Options struct {
 	// Retry is the reconnection time sent to viewers in the SSE retry
 	// field. Default 1 s.
 	Retry time.Duration
+	// ViewerBuffer is the most bytes of events the relay holds for one
+	// viewer that has fallen behind the run it follows (and at most 1,024
+	// events; an event larger than it is held alone). A viewer past it is
+	// dropped from the relay's feed and its events are let go: it reads
+	// them from the store once it catches up. Default 4 MiB.
+	ViewerBuffer int
+	// WriteTimeout is how long one write to a viewer's stream may block: a
+	// viewer that reads nothing for that long is disconnected, and may
+	// reconnect with Last-Event-ID. Default 30 s, twice the interval of the
+	// keep-alive comments.
+	WriteTimeout time.Duration
 	// Logger gets a record of each failure no request reports: a store that
 	// fails while a run appends or a viewer follows, a lease lost. Default:
 	// none.
@@ -130,6 +141,12 @@ func New(agentURL string, opts *Options) *Relay {
 	}
 	if r.o.Retry <= 0 {
 		r.o.Retry = time.Second
+	}
+	if r.o.ViewerBuffer <= 0 {
+		r.o.ViewerBuffer = 4 << 20
+	}
+	if r.o.WriteTimeout <= 0 {
+		r.o.WriteTimeout = 2 * keepAlive
 	}
 	if r.o.Logger == nil {
 		r.o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -219,7 +236,11 @@ func (r *Relay) release(t *thread) {
 	if last {
 		t.mu.Lock()
 		t.stopWatching()
+		before := t.heldTrim()
 		t.mu.Unlock()
+		ctx, cancel := r.storeContext(r.ctx)
+		defer cancel()
+		r.trim(ctx, t, before)
 	}
 }
 
