@@ -7,9 +7,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -205,9 +207,14 @@ func (r *Relay) acquire(id string) (*thread, error) {
 }
 
 // open acquires the thread id, brings it up to date with the store and
-// returns it locked. When that fails it answers the request with status 503
-// and returns nil, with nothing to release.
+// returns it locked. When that fails it answers the request with status 400
+// (an id the relay does not take) or 503, and returns nil, with nothing to
+// release.
 func (r *Relay) open(ctx context.Context, w http.ResponseWriter, id string) *thread {
+	if err := checkThreadID(id); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return nil
+	}
 	t, err := r.acquire(id)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
@@ -242,6 +249,21 @@ func (r *Relay) release(t *thread) {
 		defer cancel()
 		r.trim(ctx, t, before)
 	}
+}
+
+// checkThreadID returns why the relay does not take thread id, or nil: an
+// empty id, one longer than MaxThreadID, and "." and "..", which no GET
+// could name (a ServeMux cleans them out of the path).
+func checkThreadID(id string) error {
+	switch {
+	case id == "":
+		return errors.New("aguistate: the thread id is empty")
+	case len(id) > MaxThreadID:
+		return fmt.Errorf("aguistate: the thread id %s... is longer than %d bytes", strconv.Quote(id[:64]), MaxThreadID)
+	case id == "." || id == "..":
+		return fmt.Errorf("aguistate: the thread id %q cannot be named in a URL path", id)
+	}
+	return nil
 }
 
 // errClosed is the error of a request to a closed Relay.
