@@ -7,9 +7,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -61,6 +63,17 @@ type Options struct {
 	// Retry is the reconnection time sent to viewers in the SSE retry
 	// field. Default 1 s.
 	Retry time.Duration
+	// ViewerBuffer is the most bytes of events the relay holds for one
+	// viewer that has fallen behind the run it follows (and at most 1,024
+	// events; an event larger than it is held alone). A viewer past it is
+	// dropped from the relay's feed and its events are let go: it reads
+	// them from the store once it catches up. Default 4 MiB.
+	ViewerBuffer int
+	// WriteTimeout is how long one write to a viewer's stream may block: a
+	// viewer that reads nothing for that long is disconnected, and may
+	// reconnect with Last-Event-ID. Default 30 s, twice the interval of the
+	// keep-alive comments.
+	WriteTimeout time.Duration
 	// Logger gets a record of each failure no request reports: a store that
 	// fails while a run appends or a viewer follows, a lease lost. Default:
 	// none.
@@ -131,6 +144,12 @@ func New(agentURL string, opts *Options) *Relay {
 	if r.o.Retry <= 0 {
 		r.o.Retry = time.Second
 	}
+	if r.o.ViewerBuffer <= 0 {
+		r.o.ViewerBuffer = 4 << 20
+	}
+	if r.o.WriteTimeout <= 0 {
+		r.o.WriteTimeout = 2 * keepAlive
+	}
 	if r.o.Logger == nil {
 		r.o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -188,9 +207,14 @@ func (r *Relay) acquire(id string) (*thread, error) {
 }
 
 // open acquires the thread id, brings it up to date with the store and
-// returns it locked. When that fails it answers the request with status 503
-// and returns nil, with nothing to release.
+// returns it locked. When that fails it answers the request with status 400
+// (an id the relay does not take) or 503, and returns nil, with nothing to
+// release.
 func (r *Relay) open(ctx context.Context, w http.ResponseWriter, id string) *thread {
+	if err := checkThreadID(id); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return nil
+	}
 	t, err := r.acquire(id)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
@@ -219,8 +243,27 @@ func (r *Relay) release(t *thread) {
 	if last {
 		t.mu.Lock()
 		t.stopWatching()
+		before := t.heldTrim()
 		t.mu.Unlock()
+		ctx, cancel := r.storeContext(r.ctx)
+		defer cancel()
+		r.trim(ctx, t, before)
 	}
+}
+
+// checkThreadID returns why the relay does not take thread id, or nil: an
+// empty id, one longer than MaxThreadID, and "." and "..", which no GET
+// could name (a ServeMux cleans them out of the path).
+func checkThreadID(id string) error {
+	switch {
+	case id == "":
+		return errors.New("aguistate: the thread id is empty")
+	case len(id) > MaxThreadID:
+		return fmt.Errorf("aguistate: the thread id %s... is longer than %d bytes", strconv.Quote(id[:64]), MaxThreadID)
+	case id == "." || id == "..":
+		return fmt.Errorf("aguistate: the thread id %q cannot be named in a URL path", id)
+	}
+	return nil
 }
 
 // errClosed is the error of a request to a closed Relay.

@@ -101,8 +101,9 @@ func (r *Relay) postAgent(w http.ResponseWriter, req *http.Request) {
 	defer r.posts.Done()
 	if err := <-ru.started; err != nil {
 		t.mu.Lock()
-		t.unsubscribe(j.sub)
+		trim := t.unsubscribe(j.sub)
 		t.mu.Unlock()
+		r.trim(req.Context(), t, trim)
 		status := http.StatusServiceUnavailable
 		var ae *agentError
 		switch {
@@ -465,30 +466,45 @@ func (r *Relay) renewLease(ru *run) {
 }
 
 // checkpoint is a checkpoint to save: the thread's Consumer at a position,
-// and the position before which the log may then be trimmed.
+// the position before which the log may then be trimmed, and the one
+// before which it is to be trimmed once the hub has passed it (0 when the
+// trim is not held back).
 type checkpoint struct {
-	pos, trim int64
-	data      []byte
+	pos, trim, held int64
+	data            []byte
 }
 
 // checkpointDue returns the checkpoint to save when every events have come
 // since the last one, else nil. The log keeps KeepEvents events before it,
-// and those that the hub has not yet delivered to this relay's viewers.
-// The caller holds t.mu.
+// and those that the hub has not yet delivered to this relay's viewers:
+// that part of the trim is held back until the hub has passed it, or the
+// thread's last use ends (see heldTrim). The caller holds t.mu.
 func (t *thread) checkpointDue(every int) *checkpoint {
 	if t.c == nil || t.pos-t.cpPos < int64(every) {
 		return nil
 	}
 	t.cpPos = t.pos
-	trim := t.pos - int64(t.r.o.KeepEvents)
-	if t.stopWatch != nil {
-		trim = min(trim, t.hubPos+1)
+	cp := &checkpoint{pos: t.pos, trim: t.pos - int64(t.r.o.KeepEvents), data: t.c.Checkpoint()}
+	if t.stopWatch != nil && t.hubPos+1 < cp.trim {
+		cp.trim, cp.held = t.hubPos+1, cp.trim
 	}
-	return &checkpoint{t.pos, trim, t.c.Checkpoint()}
+	return cp
+}
+
+// heldTrim returns the position before which the log is to be trimmed now
+// that nothing holds it back (the hub has passed it, or no watcher runs),
+// or 0. The caller holds t.mu.
+func (t *thread) heldTrim() int64 {
+	before := t.trimTo
+	if before == 0 || t.stopWatch != nil && t.hubPos+1 < before {
+		return 0
+	}
+	t.trimTo = 0
+	return before
 }
 
 // saveCheckpoint saves cp (when not nil) and trims the log before it as
-// far as cp allows.
+// far as cp allows; the rest of its trim waits for the hub (heldTrim).
 func (r *Relay) saveCheckpoint(ctx context.Context, t *thread, cp *checkpoint) {
 	if cp == nil {
 		return
@@ -499,6 +515,24 @@ func (r *Relay) saveCheckpoint(ctx context.Context, t *thread, cp *checkpoint) {
 	}
 	if err != nil {
 		r.o.Logger.Warn("aguistate: relay: saving a checkpoint failed", "thread", t.id, "pos", cp.pos, "err", err)
+		return
+	}
+	if cp.held > 0 {
+		t.mu.Lock()
+		t.trimTo = max(t.trimTo, cp.held)
+		before := t.heldTrim()
+		t.mu.Unlock()
+		r.trim(ctx, t, before)
+	}
+}
+
+// trim trims t's log before position before, unless before is 0.
+func (r *Relay) trim(ctx context.Context, t *thread, before int64) {
+	if before == 0 {
+		return
+	}
+	if err := r.o.Store.Trim(ctx, t.id, before); err != nil {
+		r.o.Logger.Warn("aguistate: relay: trimming the log failed", "thread", t.id, "before", before, "err", err)
 	}
 }
 

@@ -73,6 +73,7 @@ func Scan(ctx context.Context, thread string, after int64, p Pager, follow bool)
 			if !full {
 				break
 			}
+			page = nil
 			if page, err = p.Page(ctx, after+1, scanPage); err != nil {
 				fail(err)
 				return
@@ -80,6 +81,7 @@ func Scan(ctx context.Context, thread string, after int64, p Pager, follow bool)
 			full = len(page) == scanPage
 		}
 		for follow {
+			page = nil // not held while waiting
 			if page, err = p.Wait(ctx, after, scanPage); err != nil {
 				fail(err)
 				return

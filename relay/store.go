@@ -16,9 +16,15 @@ type Entry struct {
 	Event []byte
 }
 
+// MaxThreadID is the longest thread id, in bytes, that a [Store] keeps and
+// a [Relay] takes; a Relay answers a longer one with 400.
+const MaxThreadID = 1024
+
 // Store keeps, per thread, a log of events and the latest checkpoint. The
 // log runs from position 1 with no gap; trimming removes a prefix, up to the
-// checkpoint. Thread ids are any strings; threads share nothing. A Store is
+// checkpoint. Thread ids are any strings of at most [MaxThreadID] bytes,
+// NUL and invalid UTF-8 included; a store may refuse a longer one with an
+// error. Threads share nothing. A Store is
 // safe for concurrent use, also by several processes when its
 // implementation keeps threads in a server.
 //

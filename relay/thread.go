@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aguistate/aguistate"
@@ -32,6 +33,7 @@ type thread struct {
 	hubPos    int64              // the last position delivered to subs
 	stopWatch context.CancelFunc // stops the watcher; nil when none runs
 	progress  bool               // an event came since the watcher last looked
+	trimTo    int64              // the log is to be trimmed before it once the hub has passed it; 0 when not
 }
 
 // entry is an event of the log, as the hub delivers it to viewers.
@@ -41,13 +43,37 @@ type entry struct {
 	end   bool // a RUN_FINISHED or RUN_ERROR
 }
 
-// sub is a viewer's subscription to a thread's hub. The hub closes ch when
-// the viewer falls too far behind; the viewer then reads the log itself.
-type sub struct{ ch chan entry }
+// sub is a viewer's subscription to a thread's hub. The hub drops a viewer
+// that falls too far behind (see drop); the viewer then reads the log
+// itself.
+type sub struct {
+	ch    chan entry
+	bytes atomic.Int64 // the size of the events in ch
+}
 
 // subBuffer is how many events a viewer may fall behind the hub before it
-// reads them from the store itself.
+// reads them from the store itself; Options.ViewerBuffer bounds their
+// bytes.
 const subBuffer = 1024
+
+// take returns the size of an event the viewer received from s.ch.
+func (s *sub) take(e entry) { s.bytes.Add(-int64(len(e.event))) }
+
+// drop ends s: it lets go the events that s.ch holds, which a viewer that
+// is stalled in a write would otherwise keep, and closes it. The caller
+// holds t.mu and has removed s from t.subs.
+func (s *sub) drop() {
+	for {
+		select {
+		case <-s.ch:
+			continue
+		default:
+		}
+		break
+	}
+	s.bytes.Store(0)
+	close(s.ch)
+}
 
 // sync brings t.c up to the end of the log, loading the thread from its
 // checkpoint first when t.c is nil. The caller holds t.mu.
@@ -125,12 +151,15 @@ func (t *thread) subscribe() *sub {
 	return s
 }
 
-// unsubscribe removes a viewer. The caller holds t.mu.
-func (t *thread) unsubscribe(s *sub) {
+// unsubscribe removes a viewer; the last stops the watcher. It returns the
+// position before which the log is to be trimmed now that the watcher no
+// longer holds the trim back (see heldTrim), or 0. The caller holds t.mu.
+func (t *thread) unsubscribe(s *sub) (trim int64) {
 	delete(t.subs, s)
 	if len(t.subs) == 0 {
 		t.stopWatching()
 	}
+	return t.heldTrim()
 }
 
 // stopWatching stops the watcher and drops the viewers. The caller holds
@@ -141,8 +170,8 @@ func (t *thread) stopWatching() {
 		t.stopWatch = nil
 	}
 	for s := range t.subs {
-		close(s.ch)
 		delete(t.subs, s)
+		s.drop()
 	}
 }
 
@@ -156,13 +185,18 @@ func (t *thread) watch(ctx context.Context, after int64) {
 			if err = ferr; err != nil {
 				break
 			}
+			if ctx.Err() != nil { // stopped: let go of the page read
+				return
+			}
 			wait = 100 * time.Millisecond
 			t.mu.Lock()
 			if t.c != nil && e.Pos == t.pos+1 {
 				t.applyLogged(e)
 			}
 			t.deliver(entry{pos: e.Pos, event: e.Event, end: endsRun(e.Event)})
+			before := t.heldTrim()
 			t.mu.Unlock()
+			t.r.trim(ctx, t, before)
 			after = e.Pos
 		}
 		if ctx.Err() != nil {
@@ -172,8 +206,8 @@ func (t *thread) watch(ctx context.Context, after int64) {
 		if errors.Is(err, ErrOutOfRange) { // trimmed behind the watcher: its viewers need a prelude
 			t.mu.Lock()
 			for s := range t.subs {
-				close(s.ch)
 				delete(t.subs, s)
+				s.drop()
 			}
 			if err := t.sync(ctx); err == nil {
 				after, t.hubPos = t.pos, t.pos
@@ -188,19 +222,26 @@ func (t *thread) watch(ctx context.Context, after int64) {
 }
 
 // deliver gives the log's event at t.hubPos+1 to every viewer, and drops a
-// viewer whose buffer is full (it reads the store itself). The caller
-// holds t.mu.
+// viewer whose buffer is full, by count or by bytes (it reads the store
+// itself). The caller holds t.mu.
 func (t *thread) deliver(e entry) {
 	if e.pos != t.hubPos+1 {
 		return
 	}
 	t.hubPos, t.progress = e.pos, true
+	size := int64(len(e.event))
 	for s := range t.subs {
+		if held := s.bytes.Load(); held > 0 && held+size > int64(t.r.o.ViewerBuffer) {
+			delete(t.subs, s)
+			s.drop()
+			continue
+		}
+		s.bytes.Add(size)
 		select {
 		case s.ch <- e:
 		default:
-			close(s.ch)
 			delete(t.subs, s)
+			s.drop()
 		}
 	}
 }

@@ -104,11 +104,15 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 	defer func() {
 		if j.sub != nil {
 			t.mu.Lock()
-			t.unsubscribe(j.sub)
+			before := t.unsubscribe(j.sub)
 			t.mu.Unlock()
+			ctx, cancel := r.storeContext(r.ctx)
+			defer cancel()
+			r.trim(ctx, t, before)
 		}
 	}()
-	sw := &sseWriter{w: w, rc: http.NewResponseController(w), retry: r.o.Retry}
+	sw := &sseWriter{w: w, rc: http.NewResponseController(w), retry: r.o.Retry, timeout: r.o.WriteTimeout}
+	defer sw.close()
 	if ru != nil { // the response ends once the run has: a next run of the thread is not refused
 		defer func() {
 			select {
@@ -158,7 +162,9 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 			if err != nil {
 				return false, err
 			}
-			sw.event(strconv.FormatInt(e.Pos, 10), true, e.Event)
+			if sw.event(strconv.FormatInt(e.Pos, 10), true, e.Event) != nil {
+				return true, nil // the viewer is gone
+			}
 			sent = e.Pos
 			if over(endsRun(e.Event)) {
 				return true, nil
@@ -177,13 +183,15 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 	}
 	if errors.Is(err, ErrOutOfRange) && !sw.started { // the log no longer holds what follows Last-Event-ID
 		t.mu.Lock()
+		var trim int64
 		if err = t.sync(ctx); err == nil {
 			if j.sub != nil {
-				t.unsubscribe(j.sub)
+				trim = t.unsubscribe(j.sub)
 			}
 			j = t.join("")
 		}
 		t.mu.Unlock()
+		r.trim(ctx, t, trim)
 		if err == nil {
 			sendPrelude()
 			done, err = readLog()
@@ -208,6 +216,9 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 		if len(j.sub.ch) == 0 {
 			sw.flush()
 		}
+		if sw.err != nil { // the viewer is gone, or read nothing for WriteTimeout
+			return
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -222,6 +233,7 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 				return
 			}
 		case e, ok := <-j.sub.ch:
+			j.sub.take(e)
 			switch {
 			case !ok || e.pos > sent+1: // fell behind the hub, or a gap: read the log
 				if !ok {
@@ -249,13 +261,18 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 // before the first event, then events and comments. Only an event ends
 // with a blank line: a blank line dispatches, which sets a viewer's last
 // event ID, and before a stream's first id field it would set it to "".
+// Each write may block for timeout at most; after a failed write it writes
+// nothing more.
 type sseWriter struct {
-	w       http.ResponseWriter
-	rc      *http.ResponseController
-	retry   time.Duration
-	started bool
-	dirty   bool // written since the last flush
-	buf     []byte
+	w        http.ResponseWriter
+	rc       *http.ResponseController
+	retry    time.Duration
+	timeout  time.Duration
+	started  bool
+	deadline bool  // a write deadline is set on the connection
+	dirty    bool  // written since the last flush
+	err      error // of the first write that failed
+	buf      []byte
 }
 
 // begin writes the headers and the retry field, once.
@@ -273,8 +290,9 @@ func (s *sseWriter) begin() {
 }
 
 // event writes one event: an id field when hasID (with no value when id
-// is ""), and data, which is one line.
-func (s *sseWriter) event(id string, hasID bool, data []byte) {
+// is ""), and data, which is one line. It returns the error of a write
+// that failed, now or before.
+func (s *sseWriter) event(id string, hasID bool, data []byte) error {
 	s.begin()
 	b := s.buf[:0]
 	switch {
@@ -285,6 +303,7 @@ func (s *sseWriter) event(id string, hasID bool, data []byte) {
 	}
 	b = append(append(b, "data: "...), data...)
 	s.write(b, "\n\n")
+	return s.err
 }
 
 // comment writes an SSE comment, which viewers pass over.
@@ -295,15 +314,39 @@ func (s *sseWriter) comment(text string) {
 
 func (s *sseWriter) write(b []byte, end string) {
 	s.buf = append(b, end...)
-	_, _ = s.w.Write(s.buf)
+	if s.err != nil {
+		return
+	}
+	s.setDeadline()
+	_, s.err = s.w.Write(s.buf)
 	s.dirty = true
+}
+
+// setDeadline renews the connection's write deadline before a write: a
+// viewer that reads nothing for s.timeout is cut off, rather than holding
+// the relay's memory as long as its connection lasts.
+func (s *sseWriter) setDeadline() {
+	if s.rc.SetWriteDeadline(time.Now().Add(s.timeout)) == nil {
+		s.deadline = true
+	}
 }
 
 // flush sends what was written.
 func (s *sseWriter) flush() {
-	if s.dirty {
-		_ = s.rc.Flush()
+	if s.dirty && s.err == nil {
+		s.setDeadline()
+		if err := s.rc.Flush(); !errors.Is(err, http.ErrNotSupported) {
+			s.err = err
+		}
 		s.dirty = false
+	}
+}
+
+// close clears the write deadline, which would otherwise outlive the
+// response on a connection the server keeps for the next request.
+func (s *sseWriter) close() {
+	if s.deadline {
+		_ = s.rc.SetWriteDeadline(time.Time{})
 	}
 }
 

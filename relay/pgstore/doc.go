@@ -10,8 +10,10 @@
 // Each append sends a NOTIFY on the channel "SCHEMA.aguistate_events" whose
 // payload is the md5 of the thread id (hex); Follow LISTENs on it with one
 // connection per Store ([github.com/jackc/pgxlisten]) and reads the table
-// when woken. Thread ids are stored as text: one holding a NUL character
-// or invalid UTF-8 is an error.
+// when woken. Thread ids are stored as bytea, so any id of at most
+// [relay.MaxThreadID] bytes works, NUL and invalid UTF-8 included (an
+// index row holds one id and a position, well under PostgreSQL's limit of
+// about 2,700 bytes).
 //
 // # Errors
 //

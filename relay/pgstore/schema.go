@@ -43,12 +43,15 @@ func newTables(opts *Options) (tables, error) {
 // Setup creates the schema that opts names (unless it exists) and the
 // store's three tables in it (unless they exist), in one transaction:
 //
-//	aguistate_events      (thread text, pos bigint, event bytea, PRIMARY KEY (thread, pos))
-//	aguistate_checkpoints (thread text PRIMARY KEY, pos bigint, data bytea)
-//	aguistate_leases      (thread text PRIMARY KEY, holder text, expires timestamptz)
+//	aguistate_events      (thread bytea, pos bigint, event bytea, PRIMARY KEY (thread, pos))
+//	aguistate_checkpoints (thread bytea PRIMARY KEY, pos bigint, data bytea)
+//	aguistate_leases      (thread bytea PRIMARY KEY, holder text, expires timestamptz)
 //
-// Run it once before the first [New] on a database, at deployment or at
-// start: it is idempotent, and concurrent calls wait for one another.
+// Thread ids are bytea, so that any bytes are an id; tables that an
+// earlier version made with text ids are altered to bytea (their ids'
+// UTF-8 bytes). Run it once before the first [New] on a database, at
+// deployment or at start: it is idempotent, and concurrent calls wait for
+// one another.
 func Setup(ctx context.Context, pool *pgxpool.Pool, opts *Options) error {
 	t, err := newTables(opts)
 	if err != nil {
@@ -63,22 +66,39 @@ func Setup(ctx context.Context, pool *pgxpool.Pool, opts *Options) error {
 		}
 		_, err := tx.Exec(ctx, fmt.Sprintf(`
 CREATE TABLE IF NOT EXISTS %s (
-	thread text NOT NULL,
+	thread bytea NOT NULL,
 	pos bigint NOT NULL,
 	event bytea NOT NULL,
 	PRIMARY KEY (thread, pos)
 );
 CREATE TABLE IF NOT EXISTS %s (
-	thread text PRIMARY KEY,
+	thread bytea PRIMARY KEY,
 	pos bigint NOT NULL,
 	data bytea NOT NULL
 );
 CREATE TABLE IF NOT EXISTS %s (
-	thread text PRIMARY KEY,
+	thread bytea PRIMARY KEY,
 	holder text NOT NULL,
 	expires timestamptz NOT NULL
 )`, t.events, t.checkpoints, t.leases))
-		return err
+		if err != nil {
+			return err
+		}
+		for _, table := range []string{"aguistate_events", "aguistate_checkpoints", "aguistate_leases"} {
+			var typ string
+			err := tx.QueryRow(ctx, `SELECT data_type FROM information_schema.columns
+WHERE table_schema = $1 AND table_name = $2 AND column_name = 'thread'`, t.schema, table).Scan(&typ)
+			if err != nil {
+				return err
+			}
+			if typ == "text" { // made by an earlier version
+				name := pgx.Identifier{t.schema, table}.Sanitize()
+				if _, err := tx.Exec(ctx, "ALTER TABLE "+name+" ALTER COLUMN thread TYPE bytea USING convert_to(thread, 'UTF8')"); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("aguistate: postgres: set up schema %q: %w", t.schema, err)

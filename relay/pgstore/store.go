@@ -126,7 +126,7 @@ func (s *Store) Append(ctx context.Context, thread string, pos int64, events ...
 		return nil
 	}
 	var n, notes int64
-	err := s.pool.QueryRow(ctx, s.sqlAppend, thread, pos, events, s.t.channel).Scan(&n, &notes)
+	err := s.pool.QueryRow(ctx, s.sqlAppend, []byte(thread), pos, events, s.t.channel).Scan(&n, &notes)
 	if pgErr := (*pgconn.PgError)(nil); errors.As(err, &pgErr) && pgErr.Code == "23505" { // unique_violation
 		err, n = nil, 0
 	}
@@ -137,7 +137,7 @@ func (s *Store) Append(ctx context.Context, thread string, pos int64, events ...
 		return nil
 	}
 	var last int64
-	if err := s.pool.QueryRow(ctx, s.sqlLast, thread).Scan(&last); err != nil {
+	if err := s.pool.QueryRow(ctx, s.sqlLast, []byte(thread)).Scan(&last); err != nil {
 		return wrap("append to", thread, err)
 	}
 	return &relay.ConflictError{Thread: thread, Pos: pos, Last: last}
@@ -164,7 +164,7 @@ func (s *Store) SaveCheckpoint(ctx context.Context, thread string, pos int64, da
 		data = []byte{}
 	}
 	var last int64
-	if err := s.pool.QueryRow(ctx, s.sqlSave, thread, pos, data).Scan(&last); err != nil {
+	if err := s.pool.QueryRow(ctx, s.sqlSave, []byte(thread), pos, data).Scan(&last); err != nil {
 		return wrap("save the checkpoint of", thread, err)
 	}
 	if pos < 0 || pos > last {
@@ -180,7 +180,7 @@ func (s *Store) LoadCheckpoint(ctx context.Context, thread string) (int64, []byt
 	}
 	var pos int64
 	var data []byte
-	err := s.pool.QueryRow(ctx, s.sqlLoad, thread).Scan(&pos, &data)
+	err := s.pool.QueryRow(ctx, s.sqlLoad, []byte(thread)).Scan(&pos, &data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, nil, fmt.Errorf("%w: thread %q", relay.ErrNoCheckpoint, thread)
 	}
@@ -195,7 +195,7 @@ func (s *Store) Trim(ctx context.Context, thread string, before int64) error {
 	if err := ctx.Err(); err != nil {
 		return wrap("trim", thread, err)
 	}
-	if _, err := s.pool.Exec(ctx, s.sqlTrim, thread, before); err != nil {
+	if _, err := s.pool.Exec(ctx, s.sqlTrim, []byte(thread), before); err != nil {
 		return wrap("trim", thread, err)
 	}
 	return nil
@@ -208,7 +208,7 @@ func (s *Store) Lease(ctx context.Context, thread, holder string, ttl time.Durat
 		return wrap("lease", thread, err)
 	}
 	var one int
-	err := s.pool.QueryRow(ctx, s.sqlLease, thread, holder, max(ttl.Milliseconds(), 1)).Scan(&one)
+	err := s.pool.QueryRow(ctx, s.sqlLease, []byte(thread), holder, max(ttl.Milliseconds(), 1)).Scan(&one)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("%w: thread %q", relay.ErrLeased, thread)
 	}
@@ -223,7 +223,7 @@ func (s *Store) Release(ctx context.Context, thread, holder string) error {
 	if err := ctx.Err(); err != nil {
 		return wrap("release the lease of", thread, err)
 	}
-	if _, err := s.pool.Exec(ctx, s.sqlRelease, thread, holder); err != nil {
+	if _, err := s.pool.Exec(ctx, s.sqlRelease, []byte(thread), holder); err != nil {
 		return wrap("release the lease of", thread, err)
 	}
 	return nil
@@ -245,7 +245,7 @@ func (p pager) Page(ctx context.Context, from int64, n int) ([]relay.Entry, erro
 	if err := ctx.Err(); err != nil {
 		return nil, wrap("read", p.thread, err)
 	}
-	rows, err := p.s.pool.Query(ctx, p.s.sqlPage, p.thread, from, n)
+	rows, err := p.s.pool.Query(ctx, p.s.sqlPage, []byte(p.thread), from, n)
 	if err != nil {
 		return nil, wrap("read", p.thread, err)
 	}

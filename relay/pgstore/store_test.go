@@ -84,3 +84,42 @@ func TestStore(t *testing.T) { storetest.Run(t, harness(t)) }
 func BenchmarkStore(b *testing.B) { storetest.Bench(b, harness(b)) }
 
 func BenchmarkRelay(b *testing.B) { storetest.BenchRelay(b, harness(b)) }
+
+// TestSetupTextIDs: Setup alters the tables an earlier version made, with
+// text thread ids, to bytea, and their threads read as before.
+func TestSetupTextIDs(t *testing.T) {
+	harness(t)
+	ns := "aguistate_test_text_ids"
+	direct := newPool(t, "")
+	ctx := context.Background()
+	schema := pgx.Identifier{ns}.Sanitize()
+	_, err := direct.Exec(ctx, "DROP SCHEMA IF EXISTS "+schema+" CASCADE; CREATE SCHEMA "+schema+`;
+CREATE TABLE `+schema+`.aguistate_events (thread text NOT NULL, pos bigint NOT NULL, event bytea NOT NULL, PRIMARY KEY (thread, pos));
+CREATE TABLE `+schema+`.aguistate_checkpoints (thread text PRIMARY KEY, pos bigint NOT NULL, data bytea NOT NULL);
+CREATE TABLE `+schema+`.aguistate_leases (thread text PRIMARY KEY, holder text NOT NULL, expires timestamptz NOT NULL);
+INSERT INTO `+schema+`.aguistate_events VALUES ('ü', 1, '\x7b7d');
+INSERT INTO `+schema+`.aguistate_checkpoints VALUES ('ü', 1, '\x6370')`)
+	require.NoError(t, err)
+	s := open(t, ns, "") // runs Setup
+	got, err := readAll(ctx, s, "ü")
+	require.NoError(t, err)
+	require.Equal(t, []relay.Entry{{Pos: 1, Event: []byte("{}")}}, got)
+	pos, data, err := s.LoadCheckpoint(ctx, "ü")
+	require.NoError(t, err)
+	require.Equal(t, int64(1), pos)
+	require.Equal(t, "cp", string(data))
+	require.NoError(t, s.Append(ctx, "a\x00b", 1, []byte("{}")), "an id that text refused")
+}
+
+// readAll returns the entries of thread's log in s, and the error that
+// ended the read.
+func readAll(ctx context.Context, s relay.Store, thread string) ([]relay.Entry, error) {
+	var got []relay.Entry
+	for e, err := range s.Read(ctx, thread, 0) {
+		if err != nil {
+			return got, err
+		}
+		got = append(got, e)
+	}
+	return got, nil
+}

@@ -9,9 +9,10 @@
 // and leases run as Lua scripts, so each check and the write it guards are
 // atomic. Follow reads the stream with XREAD BLOCK: every replica following
 // a thread sees each append, whichever replica made it. The keys of a
-// thread share a hash tag, "{THREAD}", so the store works on a Redis
-// Cluster too, for thread ids that are not empty and a prefix without
-// braces.
+// thread share a hash tag that is never empty, "{THREAD}" (up to the id's
+// first "}"), or "{CRC}" for an id that is empty or begins with "}", so the
+// store works on a Redis Cluster too, for any thread id and a prefix
+// without braces.
 //
 // # Errors
 //

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"iter"
 	"strconv"
 	"strings"
@@ -45,17 +46,29 @@ func New(rdb redis.UniversalClient, opts *Options) *Store {
 	return s
 }
 
-// keys returns the keys of a thread's log and checkpoint. The braces make
-// them one hash slot in a cluster, so that a script may use both.
+// keys returns the keys of a thread's log and checkpoint, which share a
+// hash slot in a cluster, so that a script may use both.
 func (s *Store) keys(thread string) []string {
-	k := s.prefix + "{" + thread + "}:"
-	return []string{k + "log", k + "cp"}
+	k := s.base(thread)
+	return []string{k + ":log", k + ":cp"}
 }
 
 // leaseKey returns the key of a thread's lease, a string holding the
 // holder that expires with the lease.
 func (s *Store) leaseKey(thread string) []string {
-	return []string{s.prefix + "{" + thread + "}:lease"}
+	return []string{s.base(thread) + ":lease"}
+}
+
+// base returns what a thread's keys begin with: PREFIX{THREAD}, whose hash
+// tag (up to the first "}") is not empty, so that the keys share a slot.
+// A thread id that is empty or begins with "}" would leave it empty; such
+// an id's keys begin PREFIX~{CRC}THREAD instead, CRC being the id's
+// CRC-32 in 8 hex digits.
+func (s *Store) base(thread string) string {
+	if thread == "" || thread[0] == '}' {
+		return fmt.Sprintf("%s~{%08x}%s", s.prefix, crc32.ChecksumIEEE([]byte(thread)), thread)
+	}
+	return s.prefix + "{" + thread + "}"
 }
 
 // Append implements [relay.Store.Append] with a script that checks the

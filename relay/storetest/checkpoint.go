@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aguistate/aguistate/relay"
 	"github.com/stretchr/testify/assert"
@@ -140,14 +141,23 @@ func testTrim(t *testing.T, h Harness) {
 }
 
 // testThreads writes threads whose ids look like one another or like the
-// store's own key syntax: each reads back only its own log and checkpoint.
+// store's own key syntax, hold NUL or invalid UTF-8, or are
+// relay.MaxThreadID bytes long: each reads back only its own log,
+// checkpoint and lease.
 func testThreads(t *testing.T, h Harness) {
 	s, _ := open(t, h)
 	ctx := testContext(t)
-	ids := []string{"a", "A", "a:log", "a}:log", "{a}", "a ", "", "ü 𝄞 \x01", "a'; drop table x; --", string(bytes.Repeat([]byte("t"), 1000))}
+	ids := []string{"a", "A", "a:log", "a}:log", "{a}", "a ", "", "ü 𝄞 \x01", "a'; drop table x; --", string(bytes.Repeat([]byte("t"), 1000)),
+		"a\x00b", "\x00", "a\xffb", "\xc3", "}", "}x", "{}", "{", ".", "..",
+		noise(relay.MaxThreadID, 'a', 26), noise(relay.MaxThreadID, 0, 256)}
+	l, leases := s.(relay.Leaser)
 	for i, id := range ids {
 		mustAppend(t, s, id, 1, events(id, 1, i+1)...)
 		require.NoError(t, s.SaveCheckpoint(ctx, id, int64(i), []byte(id)))
+		require.NoError(t, s.Trim(ctx, id, 1))
+		if leases {
+			require.NoError(t, l.Lease(ctx, id, "h", time.Minute), "lease thread %q", id)
+		}
 	}
 	for i, id := range ids {
 		assert.Equal(t, entries(1, events(id, 1, i+1)), mustRead(t, s, id, 0), "thread %q", id)
@@ -155,7 +165,25 @@ func testThreads(t *testing.T, h Harness) {
 		require.NoError(t, err, "thread %q", id)
 		assert.Equal(t, int64(i), pos, "thread %q", id)
 		assert.Equal(t, id, string(data), "thread %q", id)
+		if leases {
+			assert.ErrorIs(t, l.Lease(ctx, id, "other", time.Minute), relay.ErrLeased, "thread %q", id)
+			require.NoError(t, l.Release(ctx, id, "h"), "thread %q", id)
+		}
 	}
+}
+
+// noise returns n pseudo-random bytes from lo to lo+span-1: an id that
+// does not compress.
+func noise(n int, lo byte, span int) string {
+	b := make([]byte, n)
+	x := uint32(2463534242)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b[i] = lo + byte(int(x>>8)%span)
+	}
+	return string(b)
 }
 
 // testNamespaces writes one thread id in two namespaces: they share

@@ -85,6 +85,7 @@ var tests = []struct {
 	{"RelayAcross", testRelayAcross},
 	{"RelayRestart", testRelayRestart},
 	{"RelayStoreDown", testRelayStoreDown},
+	{"RelayTrim", testRelayTrim},
 }
 
 // namespace returns a new namespace name, unique across processes.

@@ -1,0 +1,196 @@
+// Tests of viewers that fall behind: a viewer that never reads holds no backlog, and is cut off.
+
+package relay_test
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aguistate/aguistate/relay"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// heapBytes returns the live heap after a collection.
+func heapBytes() int64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
+}
+
+// bigEvents returns a run of n CUSTOM events of size bytes each, between
+// its RUN_STARTED and RUN_FINISHED.
+func bigEvents(n, size int) [][]byte {
+	pad := strings.Repeat("x", size)
+	events := [][]byte{[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`)}
+	for i := range n {
+		events = append(events, fmt.Appendf(nil, `{"type":"CUSTOM","name":"c","value":"%d%s"}`, i, pad))
+	}
+	return append(events, []byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`))
+}
+
+// stalledViewer joins thread t at base with a raw TCP connection (whose
+// receive buffer is small when small), reads the response up to the
+// prelude's last event (it is then subscribed to the run), and reads
+// nothing more.
+func stalledViewer(t *testing.T, base string, small bool) net.Conn {
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = conn.Close() })
+	if small {
+		require.NoError(t, conn.(*net.TCPConn).SetReadBuffer(4096))
+	}
+	_, err = fmt.Fprintf(conn, "GET /threads/t/events HTTP/1.1\r\nHost: relay\r\n\r\n")
+	require.NoError(t, err)
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(30*time.Second)))
+	br := bufio.NewReaderSize(conn, 16)
+	for {
+		line, err := br.ReadString('\n')
+		require.NoError(t, err, "the viewer reads its prelude")
+		if strings.HasPrefix(line, "id: 1") {
+			return conn
+		}
+	}
+}
+
+// startRun POSTs input to the relay at base, which must start a run of
+// thread t whose agent holds it, and returns once the run has started,
+// with a channel that receives the POST's status once its stream is read.
+func startRun(t *testing.T, base string, input []byte) <-chan int {
+	posted := make(chan int, 1)
+	go func() {
+		resp, err := http.Post(base+"/agent", "application/json", bytes.NewReader(input))
+		if err != nil {
+			posted <- 0
+			return
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		posted <- resp.StatusCode
+	}()
+	for i := 0; ; i++ { // the thread exists once its first event is in the log
+		require.Less(t, i, 3000, "the run starts")
+		if status, _ := getThread(t, base, "t"); status == http.StatusOK {
+			return posted
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// smallBuffers is a listener whose connections have a small send buffer,
+// so that a viewer that reads nothing blocks the relay's first large write.
+type smallBuffers struct{ net.Listener }
+
+func (l smallBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(4096)
+	}
+	return c, err
+}
+
+// stalledServer serves r with small send buffers, and returns its base URL
+// and a channel that receives the remote address of each connection once
+// its request is done (idle) or it is closed.
+func stalledServer(t *testing.T, r *relay.Relay) (string, <-chan string) {
+	done := make(chan string, 64)
+	srv := httptest.NewUnstartedServer(r)
+	srv.Listener = smallBuffers{srv.Listener}
+	srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
+		if s == http.StateIdle || s == http.StateClosed {
+			select {
+			case done <- c.RemoteAddr().String():
+			default:
+			}
+		}
+	}
+	srv.Start()
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		_ = r.Close()
+		srv.Close()
+	})
+	return srv.URL, done
+}
+
+// TestRelayStalledViewer has a viewer join a run and never read: the relay
+// keeps at most ViewerBuffer bytes of events for it, lets them go once it
+// drops the viewer from its feed, and ends the viewer's response once a
+// write has blocked for WriteTimeout.
+func TestRelayStalledViewer(t *testing.T) {
+	const n, size = 48, 1 << 20 // 48 MiB of events
+	events := bigEvents(n, size)
+	input := []byte(`{"threadId":"t","runId":"r","messages":[]}`)
+
+	t.Run("budget", func(t *testing.T) {
+		a := newAgent(t, events)
+		release := a.Hold(1)
+		store := relay.NewMemory()
+		r := relay.New(a.URL, &relay.Options{Store: store, CheckpointEvery: 4, KeepEvents: 4, WriteTimeout: time.Hour})
+		base, _ := stalledServer(t, r)
+		before := heapBytes()
+		posted := startRun(t, base, input)
+		stalledViewer(t, base, true)
+		release()
+		require.Equal(t, http.StatusOK, <-posted)
+		last := int64(n + 2)
+		for i := 0; ; i++ { // the trim at the run's end may wait for the hub
+			var err error
+			for _, err = range store.Read(testContext(t), "t", last-4-2) {
+				break
+			}
+			if errors.Is(err, relay.ErrOutOfRange) {
+				break
+			}
+			require.Less(t, i, 3000, "the log is trimmed after the run")
+			time.Sleep(10 * time.Millisecond)
+		}
+		// What the relay holds once its goroutines have let go of the run:
+		// the event being written to the viewer, the log's last events and
+		// the Consumer; not the run's 48 MiB.
+		var held int64
+		for i := 0; i < 300; i++ {
+			if held = heapBytes() - before; held < 16<<20 {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Logf("heap held with a stalled viewer after a run of %d MiB: %.1f MiB", n*size>>20, float64(held)/(1<<20))
+		assert.Less(t, held, int64(16<<20), "a stalled viewer's backlog is not held")
+	})
+
+	t.Run("deadline", func(t *testing.T) {
+		a := newAgent(t, events)
+		release := a.Hold(1)
+		r := relay.New(a.URL, &relay.Options{CheckpointEvery: 4, KeepEvents: 4, WriteTimeout: 100 * time.Millisecond})
+		base, done := stalledServer(t, r)
+		posted := startRun(t, base, input)
+		conn := stalledViewer(t, base, true)
+		release()
+		require.Equal(t, http.StatusOK, <-posted)
+		// The relay ends the viewer's response once a write has blocked for
+		// WriteTimeout: its handler returns, and holds nothing.
+		for timeout := time.After(30 * time.Second); ; {
+			select {
+			case addr := <-done:
+				if addr == conn.LocalAddr().String() {
+					return
+				}
+			case <-timeout:
+				t.Fatal("the relay still serves the stalled viewer")
+			}
+		}
+	})
+}
