@@ -130,6 +130,7 @@ func TestRelayClose(t *testing.T) {
 	var re *aguistate.RunError
 	require.ErrorAs(t, <-ran, &re)
 	assert.Equal(t, relay.CodeRelayStopped, re.Code)
+	assert.Equal(t, "aguistate: run failed: the relay stopped before the run ended (code AGUISTATE_RELAY_STOPPED)", re.Error(), "one prefix")
 	assert.False(t, c.Running())
 	resp, err := http.Get(srv.URL + "/threads/t")
 	require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/aguistate/aguistate"
@@ -139,7 +140,7 @@ func (r *Relay) startRun(ctx context.Context, t *thread, body []byte, in aguista
 	case t.c.Running() && !leases: // maybe another relay runs it: nothing tells
 		return nil, http.StatusConflict, fmt.Errorf("aguistate: thread %q: a run is in progress", t.id)
 	case t.c.Running(): // nobody runs it: this relay has its lease
-		if err := t.appendOwn(ctx, runError(CodeRunLost, "aguistate: the relay that ran this run stopped before it ended")); err != nil {
+		if err := t.appendOwn(ctx, runError(CodeRunLost, msgRunLost)); err != nil {
 			_ = l.Release(ctx, t.id, r.holder)
 			return nil, http.StatusServiceUnavailable, err
 		}
@@ -416,9 +417,12 @@ func (r *Relay) finish(ru *run, cause error) {
 		ru.t.mu.Unlock()
 		return
 	}
-	code, msg := CodeAgentFailed, "aguistate: "+cause.Error()
+	// A RUN_ERROR's message is the run's, not one of this package's errors:
+	// its code says that the relay wrote it, and a client that reports it
+	// adds its own prefix.
+	code, msg := CodeAgentFailed, strings.TrimPrefix(cause.Error(), "aguistate: ")
 	if errors.Is(cause, context.Canceled) && r.runCtx.Err() != nil {
-		code, msg = CodeRelayStopped, "aguistate: the relay stopped before the run ended"
+		code, msg = CodeRelayStopped, "the relay stopped before the run ended"
 	}
 	t := ru.t
 	ctx, cancel := r.storeContext(ru.ctx)

@@ -287,7 +287,7 @@ func (t *thread) endOrphan(ctx context.Context) {
 		return
 	}
 	if t.c.Running() {
-		err := t.appendOwn(ctx, runError(CodeRunLost, "aguistate: the relay that ran this run stopped before it ended"))
+		err := t.appendOwn(ctx, runError(CodeRunLost, msgRunLost))
 		if err != nil {
 			t.r.o.Logger.Warn("aguistate: relay: ending a lost run failed", "thread", t.id, "err", err)
 		}
@@ -309,6 +309,9 @@ func (t *thread) appendOwn(ctx context.Context, event []byte) error {
 	t.pos++
 	return nil
 }
+
+// msgRunLost is the message of the RUN_ERROR of code CodeRunLost.
+const msgRunLost = "the relay that ran this run stopped before it ended"
 
 // runError returns the JSON text of a RUN_ERROR with code and message.
 func runError(code, message string) []byte {
