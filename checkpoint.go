@@ -216,8 +216,13 @@ func (t *txn) restoreOpen(list *jsonv.Node) error {
 }
 
 // restoreChunks reads the open chunk streams of a checkpoint into t: at
-// most one a lane and one a construct, each as a chunk could open it.
+// most one a lane and one a construct, each as a chunk could open it. It
+// refuses more than MaxChunkLanes before it compares them, so that it costs
+// O(MaxChunkLanes) for each.
 func (t *txn) restoreChunks(list *jsonv.Node) error {
+	if n := list.Len(); n > t.opts.MaxChunkLanes {
+		return fmt.Errorf("%w: %d lanes would have an open chunk stream, more than MaxChunkLanes (%d)", ErrLimit, n, t.opts.MaxChunkLanes)
+	}
 	for i, n := range list.All() {
 		s, err := restoreChunk(n)
 		if err == nil {
