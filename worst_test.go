@@ -254,14 +254,14 @@ var worstCases = []worstCase{
 		}
 		return setup, `{"type":"TEXT_MESSAGE_CHUNK","messageId":"new","subagentRunId":"lane-new","delta":"x"}`
 	}},
-	{"step-started/most-open-steps", "a step opens beside the 300,000 open steps MaxScopeSize allows, names of 1 to 4 bytes", func() ([]string, string) {
+	{"step-started/most-open-steps", "a step opens beside the 296,000 open steps MaxScopeSize allows, names of 1 to 4 bytes", func() ([]string, string) {
 		// {"name":"NAME"} is 11 bytes and the name; the last is the event's.
 		steps := upTo(worstScope, func(i int) int { return 11 + len(shortName(i)) }, func(i int) string {
 			return fmt.Sprintf(`{"type":"STEP_STARTED","stepName":"%s"}`, shortName(i))
 		})
 		return steps[:len(steps)-1], steps[len(steps)-1]
 	}},
-	{"tool-call-start/most-open-calls", "a tool call opens beside the 900,000 open calls MaxTotalMessageSize allows, in 9 messages", func() ([]string, string) {
+	{"tool-call-start/most-open-calls", "a tool call opens beside the 962,000 open calls MaxTotalMessageSize allows, in 9 messages", func() ([]string, string) {
 		// Each call is {"id":"ID","type":"function","function":{"name":"","arguments":""}}
 		// and a comma; each message (9 of at most 8 MiB) about 40 bytes more.
 		calls := upTo(worstTotal-9*100, func(i int) int { return 66 + len(shortName(i)) }, func(i int) string {
