@@ -34,13 +34,13 @@ func (v *view) checkpoint() []byte {
 			jsonv.NewString(s.lane), jsonv.NewString(s.kind.chunkType()), jsonv.NewString(s.id),
 			optString(s.role, s.hasRole), optString(s.name, s.hasName), optString(s.parent, s.hasParent))
 	}
-	open := make([]*jsonv.Node, len(v.open))
-	for i, c := range v.open {
+	open := make([]*jsonv.Node, 0, v.open.Len())
+	for c := range v.open.all() {
 		var chunked *jsonv.Node
 		if c.chunked {
 			chunked = jsonv.NewBool(true)
 		}
-		open[i] = jsonv.NewObjectOf([]string{"kind", "id", "chunked"}, jsonv.NewString(c.kind.String()), jsonv.NewString(c.id), chunked)
+		open = append(open, jsonv.NewObjectOf([]string{"kind", "id", "chunked"}, jsonv.NewString(c.kind.String()), jsonv.NewString(c.id), chunked))
 	}
 	interrupts := v.interrupts
 	if interrupts == nil {
@@ -58,24 +58,24 @@ func (v *view) checkpoint() []byte {
 // when they hold something: the run's steps, reasoning spans and subagents,
 // the events that ended it, and the stream's event id.
 func (v *view) checkpointScopes(cp *jsonv.Node) *jsonv.Node {
-	if len(v.steps) > 0 {
-		steps := make([]*jsonv.Node, len(v.steps))
-		for i, s := range v.steps {
-			steps[i] = jsonv.NewObjectOf([]string{"name", "subagentRunId"}, jsonv.NewString(s.name), s.sub)
+	if v.steps.Len() > 0 {
+		steps := make([]*jsonv.Node, 0, v.steps.Len())
+		for s := range v.steps.all() {
+			steps = append(steps, jsonv.NewObjectOf([]string{"name", "subagentRunId"}, jsonv.NewString(s.name), s.sub))
 		}
 		cp = jsonv.WithMember(cp, "steps", jsonv.NewArray(steps))
 	}
-	if len(v.spans) > 0 {
-		spans := make([]*jsonv.Node, len(v.spans))
-		for i, s := range v.spans {
-			spans[i] = jsonv.NewObjectOf([]string{"messageId", "subagentRunId"}, jsonv.NewString(s.id), s.sub)
+	if v.spans.Len() > 0 {
+		spans := make([]*jsonv.Node, 0, v.spans.Len())
+		for s := range v.spans.all() {
+			spans = append(spans, jsonv.NewObjectOf([]string{"messageId", "subagentRunId"}, jsonv.NewString(s.id), s.sub))
 		}
 		cp = jsonv.WithMember(cp, "spans", jsonv.NewArray(spans))
 	}
-	if len(v.subagents) > 0 {
-		subs := make([]*jsonv.Node, len(v.subagents))
-		for i, s := range v.subagents {
-			subs[i] = jsonv.NewObjectOf([]string{"event", "done"}, s.start, jsonv.NewBool(s.done))
+	if v.subagents.Len() > 0 {
+		subs := make([]*jsonv.Node, 0, v.subagents.Len())
+		for s := range v.subagents.all() {
+			subs = append(subs, jsonv.NewObjectOf([]string{"event", "done"}, s.start, jsonv.NewBool(s.done)))
 		}
 		cp = jsonv.WithMember(cp, "subagents", jsonv.NewArray(subs))
 	}
@@ -171,7 +171,7 @@ func (c *Consumer) restore(checkpoint []byte) error {
 	if err := t.restoreScopes(n); err != nil {
 		return err
 	}
-	if ended := t.next.run == runFinished || t.next.run == runFailed; ended && len(t.next.open)+len(t.next.chunks) > 0 {
+	if ended := t.next.run == runFinished || t.next.run == runFailed; ended && t.next.open.Len()+len(t.next.chunks) > 0 {
 		return fmt.Errorf("%w: an open construct or chunk stream after the run ended", errBadCheckpoint)
 	}
 	if err := c.check(t); err != nil {
@@ -216,8 +216,13 @@ func (t *txn) restoreOpen(list *jsonv.Node) error {
 }
 
 // restoreChunks reads the open chunk streams of a checkpoint into t: at
-// most one a lane and one a construct, each as a chunk could open it.
+// most one a lane and one a construct, each as a chunk could open it. It
+// refuses more than MaxChunkLanes before it compares them, so that it costs
+// O(MaxChunkLanes) for each.
 func (t *txn) restoreChunks(list *jsonv.Node) error {
+	if n := list.Len(); n > t.opts.MaxChunkLanes {
+		return fmt.Errorf("%w: %d lanes would have an open chunk stream, more than MaxChunkLanes (%d)", ErrLimit, n, t.opts.MaxChunkLanes)
+	}
 	for i, n := range list.All() {
 		s, err := restoreChunk(n)
 		if err == nil {
@@ -307,19 +312,20 @@ func (t *txn) restoreScopes(n *jsonv.Node) error {
 	}
 	err := each(steps, "step", func(f *fields) error {
 		name, sub := f.str("name"), f.opt("subagentRunId", jsonv.String)
-		if f.err == nil && t.stepIndex(name, sub) >= 0 {
+		s := openStep{name, sub}
+		if f.err == nil && t.next.steps.has(s.key()) {
 			f.fail("step %s is open twice", jsonv.Quote(name))
 		}
-		t.next.steps = append(t.next.steps, openStep{name, sub})
+		t.next.steps.put(t.ed().Owner(), s)
 		return nil
 	})
 	if err == nil {
 		err = each(spans, "reasoning span", func(f *fields) error {
 			id, sub := f.id("messageId"), f.opt("subagentRunId", jsonv.String)
-			if f.err == nil && t.spanIndex(id) >= 0 {
+			if f.err == nil && t.next.spans.has(id) {
 				f.fail("reasoning span %s is open twice", jsonv.Quote(id))
 			}
-			t.next.spans = append(t.next.spans, openSpan{id, sub})
+			t.next.spans.put(t.ed().Owner(), openSpan{id, sub})
 			return nil
 		})
 	}
@@ -337,10 +343,10 @@ func (t *txn) restoreScopes(n *jsonv.Node) error {
 			if id.err != nil {
 				return id.err
 			}
-			if t.subagentIndex(sid) >= 0 {
+			if t.next.subagents.has(sid) {
 				return fmt.Errorf("%w: subagent %s started twice", errBadCheckpoint, jsonv.Quote(sid))
 			}
-			t.next.subagents = append(t.next.subagents, subagent{id: sid, start: ev, done: done})
+			t.next.subagents.put(t.ed().Owner(), subagent{id: sid, start: ev, done: done})
 			return nil
 		})
 	}

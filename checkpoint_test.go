@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aguistate/aguistate/internal/jsonv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -140,12 +141,14 @@ func TestCheckpointKeepsScopes(t *testing.T) {
 		require.NoError(t, c.Apply([]byte(ev)))
 	}
 	v := c.cur.Load()
-	require.Len(t, v.steps, 2, "a step is per subagent; a finished one closes")
-	require.Len(t, v.spans, 1)
-	require.Len(t, v.subagents, 2)
-	assert.True(t, v.subagents[1].done)
-	require.Len(t, v.open, 1)
-	assert.True(t, v.open[0].chunked, "a chunk opened it; its stream has closed")
+	require.Equal(t, 2, v.steps.Len(), "a step is per subagent; a finished one closes")
+	require.Equal(t, 1, v.spans.Len())
+	require.Equal(t, 2, v.subagents.Len())
+	s2, _ := v.subagents.get("s2")
+	assert.True(t, s2.done)
+	require.Equal(t, 1, v.open.Len())
+	m1, _ := v.open.get(constructKey(textConstruct, "m1"))
+	assert.True(t, m1.chunked, "a chunk opened it; its stream has closed")
 	assert.Empty(t, v.chunks)
 
 	r, err := Restore(c.Checkpoint(), nil)
@@ -225,6 +228,57 @@ func TestRestoreRejects(t *testing.T) {
 	deep := strings.Repeat("[", 2000) + strings.Repeat("]", 2000)
 	_, err = Restore([]byte(strings.Replace(good, `"state":{}`, `"state":`+deep, 1)), nil)
 	assert.ErrorIs(t, err, ErrLimit, "too deep is a limit, as for events")
+}
+
+// TestRestoreScopeSize checks that MaxScopeSize bounds a restored run's
+// steps, reasoning spans and subagents as it bounds an event's: each is
+// counted as the bytes of its entry in the checkpoint, and Restore accepts
+// a checkpoint at the limit and refuses one a byte over it.
+func TestRestoreScopeSize(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		events []string
+		reason string
+	}{
+		{"steps", []string{`{"type":"STEP_STARTED","stepName":"plan"}`, `{"type":"STEP_STARTED","stepName":"plan","subagentRunId":"a"}`,
+			`{"type":"STEP_STARTED","stepName":""}`}, "a step is per subagent; an empty name costs its entry"},
+		{"spans with escapes", []string{`{"type":"REASONING_START","messageId":"r\n\u00e9\"","subagentRunId":"a\u0001"}`},
+			"an id counts as written, escapes and all"},
+		{"subagents", []string{`{"type":"SUBAGENT_STARTED","subagentRunId":"a","name":"n","rawEvent":{"x":[1,2,3]}}`,
+			`{"type":"SUBAGENT_STARTED","subagentRunId":"b","name":"m"}`, `{"type":"SUBAGENT_FINISHED","subagentRunId":"b"}`},
+			"a subagent counts its SUBAGENT_STARTED, ended or not"},
+		{"all three", []string{`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`, `{"type":"STEP_STARTED","stepName":"s"}`,
+			`{"type":"REASONING_START","messageId":"r"}`, `{"type":"SUBAGENT_STARTED","subagentRunId":"a","name":"n"}`}, "they share one limit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := New(nil)
+			for _, ev := range tt.events {
+				require.NoError(t, c.Apply([]byte(ev)))
+			}
+			cp := c.Checkpoint()
+			n, err := jsonv.Parse(cp, 100)
+			require.NoError(t, err)
+			size := 0
+			for _, member := range []string{"steps", "spans", "subagents"} {
+				if list := n.Get(member); list != nil {
+					for _, e := range list.All() {
+						size += e.Size()
+					}
+				}
+			}
+			require.Equal(t, size, c.cur.Load().scopeSize(), "the entries' bytes in the checkpoint: %s", tt.reason)
+
+			r, err := Restore(cp, &Options{MaxScopeSize: size})
+			require.NoError(t, err, "at the limit: %s", tt.reason)
+			assert.Equal(t, string(cp), string(r.Checkpoint()))
+			_, err = Restore(cp, &Options{MaxScopeSize: size - 1})
+			require.ErrorIs(t, err, ErrLimit, "a byte over it: %s", tt.reason)
+			assert.Contains(t, err.Error(), "MaxScopeSize")
+		})
+	}
 }
 
 // FuzzRestore feeds arbitrary data to Restore: it never panics, fails only

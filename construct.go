@@ -5,7 +5,6 @@ package aguistate
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
@@ -64,49 +63,52 @@ type construct struct {
 	chunked bool
 }
 
-// openIndex returns the index in t.next.open of the construct of kind k
-// with id, or -1.
-func (t *txn) openIndex(k constructKind, id string) int {
-	return slices.IndexFunc(t.next.open, func(c construct) bool { return c.kind == k && c.id == id })
-}
+// constructKey returns the key of the construct of kind k with id: a byte
+// of its kind, then its id.
+func constructKey(k constructKind, id string) string { return string(byte(k)) + id }
+
+func (c construct) key() string { return constructKey(c.kind, c.id) }
+
+// size is 0: each open construct is a held message or tool call, which
+// the limits on messages bound.
+func (c construct) size() int { return 0 }
 
 // isOpen reports whether the construct of kind k with id is open.
-func (t *txn) isOpen(k constructKind, id string) bool { return t.openIndex(k, id) >= 0 }
+func (t *txn) isOpen(k constructKind, id string) bool { return t.next.open.has(constructKey(k, id)) }
 
 // openConstruct opens the construct of kind k with id, which is not open.
 func (t *txn) openConstruct(k constructKind, id string) {
-	t.next.open = append(slices.Clip(t.next.open), construct{kind: k, id: id})
+	t.next.open.put(t.ed().Owner(), construct{kind: k, id: id})
 }
 
 // chunkConstruct marks the open construct of kind k with id chunked.
 func (t *txn) chunkConstruct(k constructKind, id string) {
-	if i := t.openIndex(k, id); i >= 0 && !t.next.open[i].chunked {
-		t.next.open = slices.Clone(t.next.open)
-		t.next.open[i].chunked = true
+	if c, ok := t.next.open.get(constructKey(k, id)); ok && !c.chunked {
+		c.chunked = true
+		t.next.open.put(t.ed().Owner(), c)
 	}
 }
 
 // closeConstruct closes the construct of kind k with id, if it is open.
 func (t *txn) closeConstruct(k constructKind, id string) {
-	if i := t.openIndex(k, id); i >= 0 {
-		t.next.open = slices.Concat(t.next.open[:i], t.next.open[i+1:])
-	}
+	t.next.open.remove(t.ed().Owner(), constructKey(k, id))
 }
 
 // closeConstructs closes every construct, as a run's start or end does.
-func (t *txn) closeConstructs() { t.next.open = nil }
+func (t *txn) closeConstructs() { t.next.open = keyedSet[construct]{} }
 
 // pruneConstructs closes the constructs that the held messages no longer
-// allow (see reachable), after a change that restates messages.
+// allow (see reachable), after a change that restates messages: O(log n)
+// for each open construct.
 func (t *txn) pruneConstructs() {
-	var kept []construct
-	for _, c := range t.next.open {
-		if t.reachable(c) == nil {
-			kept = append(kept, c)
+	var gone []string
+	for c := range t.next.open.all() {
+		if t.reachable(c) != nil {
+			gone = append(gone, c.key())
 		}
 	}
-	if len(kept) != len(t.next.open) {
-		t.next.open = kept
+	for _, key := range gone {
+		t.next.open.remove(t.ed().Owner(), key)
 	}
 }
 

@@ -40,16 +40,16 @@ type view struct {
 	diverged bool
 	events   int // events given to Apply so far, rejected ones included
 
-	threadID, runID string        // of the last run started, "" before one
-	run             runPhase      // where the thread is in the run lifecycle
-	interrupts      []*jsonv.Node // pending interrupts of the last run; never edited
-	open            []construct   // open constructs, in the order they opened; never edited
-	chunks          []chunkStream // open chunk streams, one per lane; never edited
-	steps           []openStep    // open steps of the run, in the order they opened; never edited
-	spans           []openSpan    // open reasoning spans of the run, in order; never edited
-	subagents       []subagent    // subagents the run started, in order; never edited
-	ends            []*jsonv.Node // RUN_FINISHED and RUN_ERROR that ended the last run; never edited
-	eventID         string        // the SSE id of the stream after the last event applied from one
+	threadID, runID string              // of the last run started, "" before one
+	run             runPhase            // where the thread is in the run lifecycle
+	interrupts      []*jsonv.Node       // pending interrupts of the last run; never edited
+	open            keyedSet[construct] // open constructs, in the order they opened
+	chunks          []chunkStream       // open chunk streams, one per lane; never edited
+	steps           keyedSet[openStep]  // open steps of the run, in the order they opened
+	spans           keyedSet[openSpan]  // open reasoning spans of the run, in order
+	subagents       keyedSet[subagent]  // subagents the run started, in order
+	ends            []*jsonv.Node       // RUN_FINISHED and RUN_ERROR that ended the last run; never edited
+	eventID         string              // the SSE id of the stream after the last event applied from one
 }
 
 // nextPosition is the position of the next event given to the Consumer

@@ -39,8 +39,9 @@ func (lim limits) check(what string, n *jsonv.Node) error {
 // checkLimits fails with ErrLimit when the view t built is larger than the
 // options allow: the state, a message that the change added or replaced,
 // with or without an id, new interrupts; or, when the change made them
-// grow, the number of messages, their total size, or the number of lanes
-// with an open chunk stream. Each check costs O(1) per value changed.
+// grow, the number of messages, their total size, the number of lanes
+// with an open chunk stream, or what the run's scopes hold. Each check
+// costs O(1) per value changed.
 func (t *txn) checkLimits(o *Options) error {
 	if t.next.state != t.old.state {
 		if err := o.stateLimits().check("the state", t.next.state); err != nil {
@@ -56,6 +57,9 @@ func (t *txn) checkLimits(o *Options) error {
 	}
 	if n := len(t.next.chunks); n > o.MaxChunkLanes && n > len(t.old.chunks) {
 		return fmt.Errorf("%w: %d lanes would have an open chunk stream, more than MaxChunkLanes (%d)", ErrLimit, n, o.MaxChunkLanes)
+	}
+	if size := t.next.scopeSize(); size > o.MaxScopeSize && size > t.old.scopeSize() {
+		return fmt.Errorf("%w: the run's steps, reasoning spans and subagents would hold %d bytes, more than MaxScopeSize (%d)", ErrLimit, size, o.MaxScopeSize)
 	}
 	if t.tooLarge != nil {
 		return t.tooLarge

@@ -39,6 +39,9 @@ func TestLimits(t *testing.T) {
 		const head, tail = `{"type":"CUSTOM","name":"n","value":"`, `"}`
 		return head + strings.Repeat("x", size-len(head)-len(tail)) + tail
 	}
+	// A run's scopes are held as a checkpoint writes them.
+	scopes := len(`{"name":"s"}`) + len(`{"messageId":"r","subagentRunId":"a"}`)
+	subagent := `{"type":"SUBAGENT_STARTED","subagentRunId":"a","name":"n","description":"` + strings.Repeat("x", 100) + `"}`
 	// {"id":"m","role":"assistant","content":""} is the message before any text.
 	base := len(`{"id":"m","role":"assistant","content":""}`)
 	tests := []struct {
@@ -105,6 +108,20 @@ func TestLimits(t *testing.T) {
 			at:     `{"type":"TEXT_MESSAGE_CHUNK","messageId":"b","subagentRunId":"b","delta":"x"}`,
 			past:   `{"type":"TOOL_CALL_CHUNK","toolCallId":"c","toolCallName":"f","subagentRunId":"c","delta":"x"}`,
 			reason: "MaxChunkLanes bounds the lanes with an open chunk stream"},
+		{name: "scope size: steps and spans", opts: Options{MaxScopeSize: scopes},
+			setup:  []string{`{"type":"STEP_STARTED","stepName":"s"}`, `{"type":"STEP_STARTED","stepName":"s"}`},
+			at:     `{"type":"REASONING_START","messageId":"r","subagentRunId":"a"}`,
+			past:   `{"type":"STEP_STARTED","stepName":""}`,
+			reason: "MaxScopeSize bounds the open steps and spans, each at least 11 bytes, so their number too"},
+		{name: "scope size: a subagent", opts: Options{MaxScopeSize: len(`{"event":,"done":false}`) + len(subagent)},
+			setup:  []string{`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`},
+			at:     subagent,
+			past:   `{"type":"SUBAGENT_STARTED","subagentRunId":"b"}`,
+			reason: "a subagent is held with its SUBAGENT_STARTED as it came, until the run ends"},
+		{name: "scope size: one large subagent", opts: Options{MaxScopeSize: len(`{"event":,"done":false}`) + len(subagent)},
+			at:     `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
+			past:   strings.Replace(subagent, `"n"`, `"no"`, 1),
+			reason: "one SUBAGENT_STARTED a byte larger than the limit is refused"},
 		{name: "activity content through a patch", opts: Options{MaxMessageSize: 100},
 			setup:  []string{`{"type":"ACTIVITY_SNAPSHOT","messageId":"x","activityType":"T","content":{"a":"0123456789"}}`},
 			at:     `{"type":"ACTIVITY_DELTA","messageId":"x","activityType":"T","patch":[{"op":"copy","from":"/a","path":"/b"}]}`,

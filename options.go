@@ -57,6 +57,17 @@ type Options struct {
 	// MaxChunkLanes is the most lanes (subagentRunId values, "" for the
 	// parent agent) with an open chunk stream at once. Default 64.
 	MaxChunkLanes int
+	// MaxScopeSize is the most that a run's open steps, open reasoning
+	// spans and subagents may hold, in bytes of JSON text as a checkpoint
+	// writes them: each step's name and subagentRunId, each span's
+	// messageId and subagentRunId, and each SUBAGENT_STARTED as it came (a
+	// run keeps every subagent it started, ended or not, until it ends).
+	// Each costs 11 bytes or more, so it bounds their number and memory
+	// too: at the default, about 300,000 steps with the shortest distinct
+	// names, which hold 23 MiB. Default 4 MiB: an agent that nests a few
+	// dozen steps and starts a thousand subagents of a kilobyte each holds
+	// a quarter of it.
+	MaxScopeSize int
 	// MaxGapSize is the most bytes of a stream that [Consumer.Run] and
 	// [ReadEvents] read between two events, or before the first, that are
 	// no part of an event's text: SSE comments, keep-alives, blank lines
@@ -81,6 +92,7 @@ func (o Options) withDefaults() Options {
 	set(&o.MaxMessageSize, 8<<20)
 	set(&o.MaxTotalMessageSize, 64<<20)
 	set(&o.MaxChunkLanes, 64)
+	set(&o.MaxScopeSize, 4<<20)
 	set(&o.MaxGapSize, 64<<10)
 	return o
 }

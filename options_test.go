@@ -12,7 +12,7 @@ func TestOptionsDefaults(t *testing.T) {
 	t.Parallel()
 	want := Options{MaxEventSize: 16 << 20, MaxDepth: 1000, MaxPatchOps: 10_000,
 		MaxStateSize: 64 << 20, MaxMessages: 10_000, MaxMessageSize: 8 << 20,
-		MaxTotalMessageSize: 64 << 20, MaxChunkLanes: 64, MaxGapSize: 64 << 10}
+		MaxTotalMessageSize: 64 << 20, MaxChunkLanes: 64, MaxScopeSize: 4 << 20, MaxGapSize: 64 << 10}
 	assert.Equal(t, want, New(nil).opts, "nil means the defaults")
 	assert.Equal(t, want, New(&Options{MaxDepth: -1}).opts, "a negative limit takes its default")
 	got := New(&Options{MaxDepth: 5}).opts

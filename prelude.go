@@ -66,18 +66,18 @@ func (v *view) prelude() [][]byte {
 	}
 	p.add("STATE_SNAPSHOT", []string{"snapshot"}, v.state)
 	p.messages()
-	for _, s := range v.subagents {
+	for s := range v.subagents.all() {
 		p.out = append(p.out, jsonv.Marshal(s.start))
 	}
-	for _, s := range v.subagents {
+	for s := range v.subagents.all() {
 		if s.done {
 			p.add("SUBAGENT_FINISHED", []string{"subagentRunId"}, jsonv.NewString(s.id))
 		}
 	}
-	for _, s := range v.steps {
+	for s := range v.steps.all() {
 		p.add("STEP_STARTED", []string{"stepName", "subagentRunId"}, jsonv.NewString(s.name), s.sub)
 	}
-	for _, s := range v.spans {
+	for s := range v.spans.all() {
 		p.add("REASONING_START", []string{"messageId", "subagentRunId"}, jsonv.NewString(s.id), s.sub)
 	}
 	p.out = append(p.out, p.reopen...)
@@ -154,11 +154,7 @@ func (p *preluder) messages() {
 
 // openConstruct returns the open construct of kind k with id.
 func (v *view) openConstruct(k constructKind, id string) (construct, bool) {
-	i := slices.IndexFunc(v.open, func(c construct) bool { return c.kind == k && c.id == id })
-	if i < 0 {
-		return construct{}, false
-	}
-	return v.open[i], true
+	return v.open.get(constructKey(k, id))
 }
 
 // stream returns the open chunk stream of the construct of kind k with id.

@@ -268,9 +268,13 @@ func assertSameThread(t testing.TB, want, got *Consumer, msg string) {
 		if len(v.ends) == 0 || str(v.ends[0], "type") != "RUN_FINISHED" {
 			v.interrupts = nil
 		}
-		v.open = slices.SortedFunc(slices.Values(v.open), func(a, b construct) int {
+		open := slices.SortedFunc(v.open.all(), func(a, b construct) int {
 			return cmp.Or(cmp.Compare(a.kind, b.kind), strings.Compare(a.id, b.id))
 		})
+		v.open = keyedSet[construct]{}
+		for _, c := range open {
+			v.open.put(nil, c)
+		}
 		v.chunks = slices.Clone(v.chunks)
 		for i, s := range v.chunks {
 			if s.kind == toolConstruct && !s.hasParent { // the prelude names the message that holds the call

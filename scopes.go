@@ -6,7 +6,7 @@
 package aguistate
 
 import (
-	"slices"
+	"strconv"
 
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
@@ -19,7 +19,9 @@ import (
 // A Consumer tracks them as they are; it checks nothing more than it did:
 // a second STEP_STARTED of an open step, or a STEP_FINISHED of one that is
 // not open, changes nothing. RUN_STARTED, RUN_FINISHED and RUN_ERROR clear
-// them all.
+// them all. What they hold is bounded by MaxScopeSize, in bytes of JSON
+// text as a checkpoint writes them, which bounds their number too; each is
+// found by its key in O(log n) (keyed.go).
 
 // openStep is an open step: its name and the subagentRunId of its
 // STEP_STARTED (none for the parent agent).
@@ -28,11 +30,45 @@ type openStep struct {
 	sub  *jsonv.Node // a string, or nil
 }
 
+// stepKey returns the key of the step name of subagent run sub (nil for
+// none): "-" and the name for none, else the length of the subagentRunId
+// in decimal, ":", the subagentRunId and the name.
+func stepKey(name string, sub *jsonv.Node) string {
+	if sub == nil {
+		return "-" + name
+	}
+	id := sub.Text()
+	return strconv.Itoa(len(id)) + ":" + id + name
+}
+
+func (s openStep) key() string { return stepKey(s.name, s.sub) }
+
+// size is the length of the step's entry in a checkpoint:
+// {"name":NAME,"subagentRunId":SUB}.
+func (s openStep) size() int { return scopeSize(len(`{"name":}`), s.name, s.sub) }
+
 // openSpan is an open reasoning span: the messageId and subagentRunId of its
 // REASONING_START.
 type openSpan struct {
 	id  string
 	sub *jsonv.Node // a string, or nil
+}
+
+func (s openSpan) key() string { return s.id }
+
+// size is the length of the span's entry in a checkpoint:
+// {"messageId":ID,"subagentRunId":SUB}.
+func (s openSpan) size() int { return scopeSize(len(`{"messageId":}`), s.id, s.sub) }
+
+// scopeSize returns the length of a step's or a span's entry in a
+// checkpoint: fixed bytes, the string name, and the member subagentRunId
+// when sub is not nil.
+func scopeSize(fixed int, name string, sub *jsonv.Node) int {
+	n := fixed + jsonv.StringSize(name)
+	if sub != nil {
+		n += len(`,"subagentRunId":`) + sub.Size()
+	}
+	return n
 }
 
 // subagent is a subagent started in the run: its SUBAGENT_STARTED, as it
@@ -43,13 +79,20 @@ type subagent struct {
 	done  bool
 }
 
-// sameSub reports whether two optional subagentRunId strings are equal.
-func sameSub(a, b *jsonv.Node) bool {
-	if a == nil || b == nil {
-		return a == b
+func (s subagent) key() string { return s.id }
+
+// size is the length of the subagent's entry in a checkpoint:
+// {"event":EVENT,"done":false}.
+func (s subagent) size() int {
+	if s.done {
+		return len(`{"event":,"done":true}`) + s.start.Size()
 	}
-	return a.Text() == b.Text()
+	return len(`{"event":,"done":false}`) + s.start.Size()
 }
+
+// scopeSize returns the bytes of JSON text that v's steps, reasoning spans
+// and subagents hold, as a checkpoint writes them (MaxScopeSize).
+func (v *view) scopeSize() int { return v.steps.size() + v.spans.size() + v.subagents.size() }
 
 // stepStarted applies STEP_STARTED: the step opens unless it is open.
 func (t *txn) stepStarted(ev *jsonv.Node) error {
@@ -58,8 +101,8 @@ func (t *txn) stepStarted(ev *jsonv.Node) error {
 	if f.err != nil {
 		return f.err
 	}
-	if t.stepIndex(name, sub) < 0 {
-		t.next.steps = append(slices.Clip(t.next.steps), openStep{name, sub})
+	if s := (openStep{name, sub}); !t.next.steps.has(s.key()) {
+		t.next.steps.put(t.ed().Owner(), s)
 	}
 	return nil
 }
@@ -71,14 +114,8 @@ func (t *txn) stepFinished(ev *jsonv.Node) error {
 	if f.err != nil {
 		return f.err
 	}
-	if i := t.stepIndex(name, sub); i >= 0 {
-		t.next.steps = slices.Concat(t.next.steps[:i], t.next.steps[i+1:])
-	}
+	t.next.steps.remove(t.ed().Owner(), stepKey(name, sub))
 	return nil
-}
-
-func (t *txn) stepIndex(name string, sub *jsonv.Node) int {
-	return slices.IndexFunc(t.next.steps, func(s openStep) bool { return s.name == name && sameSub(s.sub, sub) })
 }
 
 // reasoningSpanStart applies REASONING_START: the span opens unless it is
@@ -89,8 +126,8 @@ func (t *txn) reasoningSpanStart(ev *jsonv.Node) error {
 	if f.err != nil {
 		return f.err
 	}
-	if t.spanIndex(id) < 0 {
-		t.next.spans = append(slices.Clip(t.next.spans), openSpan{id, sub})
+	if !t.next.spans.has(id) {
+		t.next.spans.put(t.ed().Owner(), openSpan{id, sub})
 	}
 	return nil
 }
@@ -102,25 +139,19 @@ func (t *txn) reasoningSpanEnd(ev *jsonv.Node) error {
 	if f.err != nil {
 		return f.err
 	}
-	if i := t.spanIndex(id); i >= 0 {
-		t.next.spans = slices.Concat(t.next.spans[:i], t.next.spans[i+1:])
-	}
+	t.next.spans.remove(t.ed().Owner(), id)
 	return nil
-}
-
-func (t *txn) spanIndex(id string) int {
-	return slices.IndexFunc(t.next.spans, func(s openSpan) bool { return s.id == id })
 }
 
 // subagentStarted applies SUBAGENT_STARTED, an event this package only
 // passes on: one with a string subagentRunId that the run has not started
-// is recorded. It is never an error.
+// is recorded. It is never an error (but for MaxScopeSize).
 func (t *txn) subagentStarted(ev *jsonv.Node) error {
 	id := ev.Get("subagentRunId")
-	if id == nil || id.Kind() != jsonv.String || t.subagentIndex(id.Text()) >= 0 {
+	if id == nil || id.Kind() != jsonv.String || t.next.subagents.has(id.Text()) {
 		return nil
 	}
-	t.next.subagents = append(slices.Clip(t.next.subagents), subagent{id: id.Text(), start: ev})
+	t.next.subagents.put(t.ed().Owner(), subagent{id: id.Text(), start: ev})
 	return nil
 }
 
@@ -132,19 +163,15 @@ func (t *txn) subagentEnded(ev *jsonv.Node) error {
 	if id == nil || id.Kind() != jsonv.String {
 		return nil
 	}
-	if i := t.subagentIndex(id.Text()); i >= 0 && !t.next.subagents[i].done {
-		t.next.subagents = slices.Clone(t.next.subagents)
-		t.next.subagents[i].done = true
+	if s, ok := t.next.subagents.get(id.Text()); ok && !s.done {
+		s.done = true
+		t.next.subagents.put(t.ed().Owner(), s)
 	}
 	return nil
-}
-
-func (t *txn) subagentIndex(id string) int {
-	return slices.IndexFunc(t.next.subagents, func(s subagent) bool { return s.id == id })
 }
 
 // clearScopes closes the steps, spans and subagents, as a run's start or
 // end does.
 func (t *txn) clearScopes() {
-	t.next.steps, t.next.spans, t.next.subagents = nil, nil, nil
+	t.next.steps, t.next.spans, t.next.subagents = keyedSet[openStep]{}, keyedSet[openSpan]{}, keyedSet[subagent]{}
 }

@@ -21,7 +21,38 @@ const (
 	worstEvent   = 16 << 20 // MaxEventSize
 	worstMessage = 8 << 20  // MaxMessageSize
 	worstCount   = 10_000   // MaxMessages
+	worstTotal   = 64 << 20 // MaxTotalMessageSize
+	worstScope   = 4 << 20  // MaxScopeSize
 )
+
+// shortName returns the i-th of the strings of letters and digits, shortest
+// first: "0", ..., "z", "00", "01", ...
+func shortName(i int) string {
+	const digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	n := 1
+	for span := len(digits); i >= span; span *= len(digits) {
+		i -= span
+		n++
+	}
+	b := make([]byte, n)
+	for k := n - 1; k >= 0; k-- {
+		b[k] = digits[i%len(digits)]
+		i /= len(digits)
+	}
+	return string(b)
+}
+
+// upTo returns events made by item(i) for i = 0, 1, ..., as many as keep
+// the sum of cost(i) at most size.
+func upTo(size int, cost func(i int) int, item func(i int) string) []string {
+	var out []string
+	for i, total := 0, 0; ; i++ {
+		if total += cost(i); total > size {
+			return out
+		}
+		out = append(out, item(i))
+	}
+}
 
 // worstCase is one event of the corpus: the events that make its thread,
 // and the event itself. An event whose work runs out of its budget is
@@ -222,6 +253,27 @@ var worstCases = []worstCase{
 			setup = append(setup, fmt.Sprintf(`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m%d","subagentRunId":"lane-%d","delta":"x"}`, i, i))
 		}
 		return setup, `{"type":"TEXT_MESSAGE_CHUNK","messageId":"new","subagentRunId":"lane-new","delta":"x"}`
+	}},
+	{"step-started/most-open-steps", "a step opens beside the 296,000 open steps MaxScopeSize allows, names of 1 to 4 bytes", func() ([]string, string) {
+		// {"name":"NAME"} is 11 bytes and the name; the last is the event's.
+		steps := upTo(worstScope, func(i int) int { return 11 + len(shortName(i)) }, func(i int) string {
+			return fmt.Sprintf(`{"type":"STEP_STARTED","stepName":"%s"}`, shortName(i))
+		})
+		return steps[:len(steps)-1], steps[len(steps)-1]
+	}},
+	{"tool-call-start/most-open-calls", "a tool call opens beside the 962,000 open calls MaxTotalMessageSize allows, in 9 messages", func() ([]string, string) {
+		// Each call is {"id":"ID","type":"function","function":{"name":"","arguments":""}}
+		// and a comma; each message (9 of at most 8 MiB) about 40 bytes more.
+		calls := upTo(worstTotal-9*100, func(i int) int { return 66 + len(shortName(i)) }, func(i int) string {
+			return fmt.Sprintf(`{"type":"TOOL_CALL_START","toolCallId":"%s","toolCallName":"","parentMessageId":"m%d"}`, shortName(i), i%9)
+		})
+		return calls[:len(calls)-1], calls[len(calls)-1]
+	}},
+	{"subagent-started/4MiB", "a SUBAGENT_STARTED as large as MaxScopeSize: 400,000 members parsed and kept", func() ([]string, string) {
+		// The subagent is held as {"event":EVENT,"done":false}.
+		return []string{`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`},
+			sized(worstScope-len(`{"event":,"done":false}`), `{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n","rawEvent":{`, ",", `}}`,
+				func(i int) string { return fmt.Sprintf(`"%x":0`, i) })
 	}},
 	{"custom/wide-value", "an event passed on: 1.6 million members parsed and kept", func() ([]string, string) {
 		return nil, sized(worstEvent, `{"type":"CUSTOM","name":"n","value":{`, ",", `}}`, func(i int) string { return fmt.Sprintf(`"%x":0`, i) })

@@ -7,10 +7,10 @@
 //	go run ./benchmarks/streams DIR
 //
 // It writes, in JSON Lines, DIR/deltas.jsonl (1,000 messages, then 20,000
-// one-byte text deltas), DIR/noops.jsonl (1,000,000 STEP_STARTED events),
-// DIR/split-pairs.jsonl (a 7 MiB message, then 1,000 text deltas that each
-// end with half of a surrogate pair) and DIR/zeros.jsonl (a 16 MiB
-// STATE_SNAPSHOT of [0,0,...]).
+// one-byte text deltas), DIR/noops.jsonl (1,000,000 events: 500,000 steps
+// started and finished in turn), DIR/split-pairs.jsonl (a 7 MiB message,
+// then 1,000 text deltas that each end with half of a surrogate pair) and
+// DIR/zeros.jsonl (a 16 MiB STATE_SNAPSHOT of [0,0,...]).
 package main
 
 import (
@@ -66,10 +66,13 @@ func deltas(w *bufio.Writer) {
 	}
 }
 
-// noops: 1,000,000 events that change nothing.
+// noops: 1,000,000 events that change no state or message: 500,000 steps,
+// each started and finished before the next starts, so that at most one is
+// open.
 func noops(w *bufio.Writer) {
-	for i := range 1_000_000 {
+	for i := range 500_000 {
 		fmt.Fprintf(w, "{\"type\":\"STEP_STARTED\",\"stepName\":\"step-%d\"}\n", i)
+		fmt.Fprintf(w, "{\"type\":\"STEP_FINISHED\",\"stepName\":\"step-%d\"}\n", i)
 	}
 }
 
