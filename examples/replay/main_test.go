@@ -37,7 +37,7 @@ func TestRun(t *testing.T) {
 			status: 0, stdout: []string{`"threadId": "thread-trip"`, `"tools": []`, `"forwardedProps": {}`, `"confirmed": true`}, reason: "-next-input prints the next run's input"},
 		{name: "pending interrupt", stdin: `{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i1","reason":"confirm"}]}}`,
 			status: 0, stderr: []string{`interrupt: {"id":"i1","reason":"confirm"}`}, reason: "pending interrupts are shown"},
-		{name: "no event", args: []string{"../../README.md"}, status: 1, stdout: []string{`"state": {}`},
+		{name: "no event", args: []string{"testdata/not-a-stream.md"}, status: 1, stdout: []string{`"state": {}`},
 			stderr: []string{"error: the stream holds no event"}, reason: "a file that is no stream must not look like an empty success"},
 		{name: "help", args: []string{"-h"}, status: 0, stderr: []string{"usage:"}, reason: "asking for help is not an error"},
 		{name: "too many arguments", args: []string{"a", "b"}, status: 2, stderr: []string{"usage:"}, reason: "bad usage"},
