@@ -42,8 +42,9 @@ type Agent struct {
 	// when its events carry their positions as SSE ids, as a relay's do
 	// (github.com/aguistate/aguistate/relay): the request goes again with
 	// the Last-Event-ID header, and the events after it apply, each once.
-	// A reconnect that brings an event starts the count again. Default 0:
-	// never.
+	// A stream that takes the thread past the furthest position it had
+	// reached starts the count again; one that only repeats a prelude does
+	// not. Default 0: never.
 	Reconnects int
 }
 

@@ -36,7 +36,7 @@ import (
 // has nothing to send (204 No Content: no run is in progress and the
 // Consumer has every event). It reconnects as a.Reconnects allows: it waits
 // the stream's SSE retry time (1 s when it sent none), doubled after each
-// reconnect that brings no event, at most 30 s; it reconnects only when
+// reconnect that takes the thread no further, at most 30 s; it reconnects only when
 // the ids are positions (decimal integers), and fails, applying nothing,
 // when the answer does not go on after the Last-Event-ID sent (its first
 // event's id must be the next position, or empty, for a prelude). It
@@ -97,7 +97,7 @@ func (c *Consumer) adopt(p *Consumer) error {
 const maxReconnectWait = 30 * time.Second
 
 // reconnectWait returns the wait before a reconnect after tries reconnects
-// that brought no event: the stream's retry (1 s when it gave none),
+// that took the thread no further: the stream's retry (1 s when it gave none),
 // doubled per try, at most maxReconnectWait.
 func reconnectWait(retry time.Duration, tries int) time.Duration {
 	wait := retry
@@ -120,7 +120,7 @@ func reconnectWait(retry time.Duration, tries int) time.Duration {
 func (c *Consumer) follow(ctx context.Context, a *Agent, method, url string, body []byte, lastID string) (Event, error) {
 	var end Event
 	f := framing.Fields{LastEventID: lastID, IDs: lastID != ""}
-	resuming, tries := false, 0
+	resuming, tries, furthest := false, 0, position(lastID)
 	for {
 		if resuming {
 			select {
@@ -177,8 +177,11 @@ func (c *Consumer) follow(ctx context.Context, a *Agent, method, url string, bod
 			return err
 		})
 		resp.Body.Close()
-		if got > 0 {
-			tries = 0
+		// Only a stream that takes the thread past the furthest position it
+		// has reached resets the count of reconnects, so that an answer
+		// that repeats a prelude and drops is not followed for ever.
+		if p := position(f.LastEventID); p > furthest {
+			furthest, tries = p, 0
 		}
 		var ee *EventError
 		switch {
@@ -248,6 +251,16 @@ func isPosition(id string) bool {
 		}
 	}
 	return true
+}
+
+// position returns the position an SSE id names, or -1 for an id that
+// names none ("", a prelude's first events).
+func position(id string) int64 {
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil || n < 0 {
+		return -1
+	}
+	return n
 }
 
 // nextPosition returns the position after id, a position, or "" after "".

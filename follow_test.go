@@ -3,11 +3,17 @@
 package aguistate
 
 import (
+	"context"
+	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestReconnectWait(t *testing.T) {
@@ -33,4 +39,24 @@ func TestReconnectWait(t *testing.T) {
 			assert.Equal(t, tt.want, reconnectWait(tt.retry, tt.tries))
 		})
 	}
+}
+
+// TestFollowRepeatedPrelude checks that an answer that brings the thread
+// back to where it was, again and again, and drops, uses up the
+// reconnects: only a position past the furthest reached resets their count.
+func TestFollowRepeatedPrelude(t *testing.T) {
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "retry: 1\nid:\ndata: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"+
+			"id: 1\ndata: {\"type\":\"STEP_STARTED\",\"stepName\":\"s\"}\n\n")
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := New(nil).Follow(ctx, &Agent{Reconnects: 3}, srv.URL)
+	require.Error(t, err)
+	assert.NoError(t, ctx.Err(), "the reconnects end it, not the context")
+	assert.Equal(t, int64(1+3), requests.Load(), "the first request and three reconnects")
 }
