@@ -7,8 +7,30 @@ import (
 	"iter"
 )
 
-// scanPage is the number of entries [Scan] asks a [Pager] for at once.
-const scanPage = 256
+// scanPage is the most entries [Scan] asks a [Pager] for at once, and
+// scanBytes about the most bytes of events it lets a page hold: a reader
+// whose writes block (a viewer that does not read) keeps its page, so a
+// page is sized by the largest event of the one before. The first asks
+// for scanFirst entries, before any size is known.
+const (
+	scanPage  = 256
+	scanBytes = 1 << 20
+	scanFirst = 16
+)
+
+// nextPage returns how many entries to ask for after page, when n were
+// asked for it: as many events of its largest size as scanBytes holds,
+// from 1 to scanPage; n again after an empty page.
+func nextPage(page []Entry, n int) int {
+	if len(page) == 0 {
+		return n
+	}
+	largest := 1
+	for _, e := range page {
+		largest = max(largest, len(e.Event))
+	}
+	return max(1, min(scanPage, scanBytes/largest))
+}
 
 // Pager reads one thread's log for [Scan]. A [Store] implementation provides
 // one to get Read and Follow with the checks the Store interface promises;
@@ -39,7 +61,7 @@ func Scan(ctx context.Context, thread string, after int64, p Pager, follow bool)
 		// The first page starts at after itself: an entry there, or the
 		// last entry (which Trim never removes) past it, tells a log that
 		// holds after from one that ends before it.
-		page, err := p.Page(ctx, after, scanPage+1)
+		page, err := p.Page(ctx, after, scanFirst+1)
 		if err != nil {
 			fail(err)
 			return
@@ -48,17 +70,20 @@ func Scan(ctx context.Context, thread string, after int64, p Pager, follow bool)
 			fail(&RangeError{Thread: thread, After: after})
 			return
 		}
-		full := len(page) == scanPage+1
+		full := len(page) == scanFirst+1
+		n := nextPage(page, scanFirst)
 		if len(page) > 0 && page[0].Pos == after {
 			page = page[1:]
 		}
-		// emit yields page, checking that it continues the log at after+1.
+		// emit yields page, checking that it continues the log at after+1,
+		// and lets go of each event once yielded.
 		emit := func(page []Entry) bool {
-			for _, e := range page {
+			for i, e := range page {
 				if e.Pos != after+1 {
 					fail(&RangeError{Thread: thread, After: after, Trimmed: true})
 					return false
 				}
+				page[i] = Entry{}
 				if !yield(e, nil) {
 					return false
 				}
@@ -74,18 +99,20 @@ func Scan(ctx context.Context, thread string, after int64, p Pager, follow bool)
 				break
 			}
 			page = nil
-			if page, err = p.Page(ctx, after+1, scanPage); err != nil {
+			if page, err = p.Page(ctx, after+1, n); err != nil {
 				fail(err)
 				return
 			}
-			full = len(page) == scanPage
+			full = len(page) == n
+			n = nextPage(page, n)
 		}
 		for follow {
 			page = nil // not held while waiting
-			if page, err = p.Wait(ctx, after, scanPage); err != nil {
+			if page, err = p.Wait(ctx, after, n); err != nil {
 				fail(err)
 				return
 			}
+			n = nextPage(page, n)
 			if !emit(page) {
 				return
 			}
