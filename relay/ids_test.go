@@ -40,6 +40,7 @@ func TestRelayThreadIDs(t *testing.T) {
 		{"dot", ".", "cannot be named in a URL path"},
 		{"dot dot", "..", "cannot be named in a URL path"},
 		{"too long", long + "x", "is longer than 1024 bytes"},
+		{"too long, quoted at a character", "x" + long, "is longer than 1024 bytes"},
 		{"longest", long, ""},
 		{"NUL", "a\x00b", ""},
 		{"slash", "a/b", ""},
@@ -62,6 +63,7 @@ func TestRelayThreadIDs(t *testing.T) {
 				assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 				assert.Contains(t, string(body), tc.refused)
 				assert.Less(t, len(body), 200, "the id is quoted cut short")
+				assert.NotContains(t, string(body), `\x`, "cut at the start of a character")
 				assert.Empty(t, a.Inputs(), "the agent is not called")
 				return
 			}

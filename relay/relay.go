@@ -11,11 +11,11 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/aguistate/aguistate"
+	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
 // The codes of the RUN_ERROR events a relay appends to end a run that its
@@ -259,7 +259,7 @@ func checkThreadID(id string) error {
 	case id == "":
 		return errors.New("aguistate: the thread id is empty")
 	case len(id) > MaxThreadID:
-		return fmt.Errorf("aguistate: the thread id %s... is longer than %d bytes", strconv.Quote(id[:64]), MaxThreadID)
+		return fmt.Errorf("aguistate: the thread id %s is longer than %d bytes", jsonv.Quote(id), MaxThreadID)
 	case id == "." || id == "..":
 		return fmt.Errorf("aguistate: the thread id %q cannot be named in a URL path", id)
 	}
