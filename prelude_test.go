@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aguistate/aguistate/internal/agenttest"
 	"github.com/aguistate/aguistate/internal/jsonv"
 	"github.com/aguistate/aguistate/internal/oracle"
 	"github.com/stretchr/testify/assert"
@@ -429,31 +430,11 @@ func withIDs(t testing.TB, messages json.RawMessage) json.RawMessage {
 // (1,000 items of about 1 KB) and 1,000 messages, whose run is in progress
 // with a text message open.
 func largeThread() [][]byte {
-	var state, messages strings.Builder
-	state.WriteString(`{"items":[`)
-	for i := range 1000 {
-		if i > 0 {
-			state.WriteByte(',')
-		}
-		fmt.Fprintf(&state, `{"id":%d,"title":"item %d","done":false,"notes":%q}`, i, i, strings.Repeat("note ", 190))
-	}
-	state.WriteString(`]}`)
-	messages.WriteByte('[')
-	for i := range 1000 {
-		if i > 0 {
-			messages.WriteByte(',')
-		}
-		role := "user"
-		if i%2 == 1 {
-			role = "assistant"
-		}
-		fmt.Fprintf(&messages, `{"id":"m%d","role":%q,"content":%q}`, i, role, strings.Repeat("word ", 30))
-	}
-	messages.WriteByte(']')
+	state, messages := agenttest.LargeThread()
 	return [][]byte{
 		[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`),
-		[]byte(`{"type":"STATE_SNAPSHOT","snapshot":` + state.String() + `}`),
-		[]byte(`{"type":"MESSAGES_SNAPSHOT","messages":` + messages.String() + `}`),
+		[]byte(`{"type":"STATE_SNAPSHOT","snapshot":` + state + `}`),
+		[]byte(`{"type":"MESSAGES_SNAPSHOT","messages":` + messages + `}`),
 		[]byte(`{"type":"TEXT_MESSAGE_START","messageId":"open","role":"assistant"}`),
 		[]byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"open","delta":"so far"}`),
 	}

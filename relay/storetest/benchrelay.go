@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -67,27 +66,8 @@ func recordedStream(b *testing.B) ([][]byte, []byte) {
 // benchThreadInput returns a run input of thread with a state of about 1
 // MB and 1,000 messages.
 func benchThreadInput(thread string) []byte {
-	var in strings.Builder
-	fmt.Fprintf(&in, `{"threadId":%q,"runId":"run-1","tools":[],"context":[],"state":{"items":[`, thread)
-	for i := range 1000 {
-		if i > 0 {
-			in.WriteByte(',')
-		}
-		fmt.Fprintf(&in, `{"id":%d,"title":"item %d","done":false,"notes":%q}`, i, i, strings.Repeat("note ", 190))
-	}
-	in.WriteString(`]},"messages":[`)
-	for i := range 1000 {
-		if i > 0 {
-			in.WriteByte(',')
-		}
-		role := "user"
-		if i%2 == 1 {
-			role = "assistant"
-		}
-		fmt.Fprintf(&in, `{"id":"m%d","role":%q,"content":%q}`, i, role, strings.Repeat("word ", 30))
-	}
-	in.WriteString(`]}`)
-	return []byte(in.String())
+	state, messages := agenttest.LargeThread()
+	return fmt.Appendf(nil, `{"threadId":%q,"runId":"run-1","tools":[],"context":[],"state":%s,"messages":%s}`, thread, state, messages)
 }
 
 // benchJoin measures joining a large thread's run in progress.
