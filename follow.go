@@ -36,10 +36,11 @@ import (
 // has nothing to send (204 No Content: no run is in progress and the
 // Consumer has every event). It reconnects as a.Reconnects allows: it waits
 // the stream's SSE retry time (1 s when it sent none), doubled after each
-// reconnect that takes the thread no further, at most 30 s; it reconnects only when
-// the ids are positions (decimal integers), and fails, applying nothing,
-// when the answer does not go on after the Last-Event-ID sent (its first
-// event's id must be the next position, or empty, for a prelude). It
+// reconnect that takes the thread no further, at most 30 s. It reconnects
+// only when the ids are positions (decimal integers), and fails, applying
+// nothing, when the answer does not go on after the Last-Event-ID sent
+// (its first event's id must be the next position, or empty, for a
+// prelude). It
 // returns an error wrapping [ErrRunInProgress], sending nothing, while
 // another Follow or [Consumer.RunAgent] is streaming into the Consumer.
 func (c *Consumer) Follow(ctx context.Context, a *Agent, url string) (RunResult, error) {
