@@ -1,0 +1,177 @@
+// Command testall runs the tests of every module of the workspace, with the
+// race detector, as CI does, and ends with one line that says how many
+// tests skipped and why (a test skips when ../shared, Redis, PostgreSQL or
+// Chromium is absent).
+//
+// Usage, from anywhere in the repository:
+//
+//	go run ./internal/testall [go test flags]
+//
+// It runs "go test -race -json FLAGS MODULE/..." for each module that
+// go.work lists, prints what go test prints without -json (a line per
+// package, and the whole output of a test that fails), then the skips. Its
+// exit status is go test's.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// event is one line of go test -json (cmd/test2json).
+type event struct {
+	Action     string
+	Package    string
+	ImportPath string
+	Test       string
+	Output     string
+}
+
+func run(flags []string, stdout, stderr io.Writer) int {
+	dirs, err := modules()
+	if err != nil {
+		fmt.Fprintln(stderr, "testall:", err)
+		return 1
+	}
+	args := append([]string{"test", "-race", "-json"}, flags...)
+	for _, d := range dirs {
+		args = append(args, d+"/...")
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Stderr = stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		fmt.Fprintln(stderr, "testall:", err)
+		return 1
+	}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(stderr, "testall:", err)
+		return 1
+	}
+	skips := report(out, stdout)
+	err = cmd.Wait()
+	fmt.Fprintln(stdout, summary(skips))
+	if exit, ok := err.(*exec.ExitError); ok {
+		return exit.ExitCode()
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "testall:", err)
+		return 1
+	}
+	return 0
+}
+
+// modules returns the folders of the workspace's modules, relative to the
+// current one ("./..." style).
+func modules() ([]string, error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list -m: %w", err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	var dirs []string
+	for _, d := range strings.Fields(string(out)) {
+		if rel, ok := strings.CutPrefix(d, wd); ok && (rel == "" || rel[0] == os.PathSeparator) {
+			d = "." + rel
+		}
+		dirs = append(dirs, d)
+	}
+	return dirs, nil
+}
+
+// report prints the test events from r as go test prints them without
+// -json, and returns the reason of each skipped test.
+func report(r io.Reader, w io.Writer) []string {
+	held := make(map[string][]string) // output of tests in progress, by package and test
+	var skips []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var e event
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			fmt.Fprintln(w, sc.Text())
+			continue
+		}
+		key := e.Package + " " + e.Test
+		switch {
+		case e.Action == "build-output":
+			fmt.Fprint(w, e.Output)
+		case e.Test == "" && e.Action == "output":
+			fmt.Fprint(w, e.Output)
+		case e.Action == "output":
+			held[key] = append(held[key], e.Output)
+		case e.Action == "fail":
+			for _, line := range held[key] {
+				fmt.Fprint(w, line)
+			}
+			delete(held, key)
+		case e.Action == "skip":
+			skips = append(skips, reason(held[key]))
+			delete(held, key)
+		case e.Action == "pass":
+			delete(held, key)
+		}
+	}
+	return skips
+}
+
+// position is the "file.go:12: " that begins a line of t.Log output.
+var position = regexp.MustCompile(`^\s*[\w.-]+\.go:\d+: `)
+
+// reason returns why a test skipped: the message of its t.Skip, up to the
+// first ": " (what follows is detail, such as the error of a dial).
+func reason(output []string) string {
+	for i := len(output) - 1; i >= 0; i-- {
+		line := strings.TrimSpace(output[i])
+		if line == "" || strings.HasPrefix(line, "--- SKIP") || strings.HasPrefix(line, "=== ") {
+			continue
+		}
+		line = strings.TrimSpace(position.ReplaceAllString(output[i], ""))
+		if head, _, ok := strings.Cut(line, ": "); ok {
+			line = head
+		}
+		return line
+	}
+	return "no reason given"
+}
+
+// summary returns the line that ends the run: how many tests skipped, by
+// reason, most frequent first.
+func summary(skips []string) string {
+	if len(skips) == 0 {
+		return "testall: no test skipped"
+	}
+	count := make(map[string]int)
+	for _, s := range skips {
+		count[s]++
+	}
+	reasons := make([]string, 0, len(count))
+	for r := range count {
+		reasons = append(reasons, r)
+	}
+	sort.Slice(reasons, func(i, j int) bool {
+		if count[reasons[i]] != count[reasons[j]] {
+			return count[reasons[i]] > count[reasons[j]]
+		}
+		return reasons[i] < reasons[j]
+	})
+	parts := make([]string, len(reasons))
+	for i, r := range reasons {
+		parts[i] = fmt.Sprintf("%d %s", count[r], r)
+	}
+	return fmt.Sprintf("testall: %d tests skipped: %s", len(skips), strings.Join(parts, "; "))
+}
