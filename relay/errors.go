@@ -1,4 +1,4 @@
-// The errors of the stores: conflicts, positions out of range, no checkpoint.
+// The errors of the stores: conflicts, positions out of range, no checkpoint, leases.
 
 package relay
 
@@ -25,8 +25,17 @@ var (
 	ErrNoCheckpoint = errors.New("aguistate: no checkpoint")
 
 	// ErrLeased reports a thread whose lease another holder has (see
-	// [Leaser]): another relay runs its current run.
+	// [Store.Lease]): another relay runs its current run.
 	ErrLeased = errors.New("aguistate: thread leased")
+
+	// ErrStopped reports a lease renewal of a thread whose run a
+	// [Store.Stop] asked its holder to stop. The lease is still the
+	// holder's.
+	ErrStopped = errors.New("aguistate: run stopped")
+
+	// ErrNotLeased reports a [Store.Stop] of a thread that no holder has an
+	// unexpired lease of: no relay runs a run of it.
+	ErrNotLeased = errors.New("aguistate: thread not leased")
 )
 
 // ConflictError reports a write at a position the log's end does not

@@ -12,60 +12,101 @@ import (
 	"time"
 )
 
-// Memory is a [Store] and a [Leaser] that keeps threads in this process's
-// memory: the default when nothing else is configured. It is safe for
-// concurrent use; what it holds lasts as long as it does, and only Trim
-// frees it.
+// Memory is a [Store] that keeps threads in this process's memory: the
+// default when nothing else is configured. It is safe for concurrent use;
+// what it holds lasts as long as it does, and only Trim frees it. Its
+// tenants ([Memory.Tenant]) share one Memory's bounds and lock.
 type Memory struct {
+	s      *memState
+	tenant string
+	err    error // not nil for a tenant whose name is too long: every call returns it
+}
+
+// memState is what a Memory and its tenants share.
+type memState struct {
+	root *Memory // tenant ""
+
 	mu      sync.Mutex
-	threads map[string]*memThread
-	leases  map[string]memLease
+	threads map[memKey]*memThread
 }
 
-// memLease is a thread's lease.
-type memLease struct {
-	holder  string
-	expires time.Time
-}
+// memKey names a thread of a tenant.
+type memKey struct{ tenant, id string }
 
-// memThread is one thread: its log from position first on, and its
-// checkpoint.
+// memThread is one thread: its log from position first on, its
+// checkpoint, and its lease.
 type memThread struct {
 	first  int64 // position of log[0]; 1 until trimmed
 	log    [][]byte
 	cpPos  int64
 	cpData []byte        // nil when there is no checkpoint
 	wake   chan struct{} // closed by the next append; nil while no follower waits
+
+	holder  string    // the lease's holder; "" when nobody has it
+	expires time.Time // the lease's expiry
+	stop    bool      // a Stop asked the holder to stop
+	run     string    // the last run id given with a lease
 }
 
 func (t *memThread) last() int64 { return t.first + int64(len(t.log)) - 1 }
 
 // NewMemory returns an empty [Memory].
 func NewMemory() *Memory {
-	return &Memory{threads: make(map[string]*memThread), leases: make(map[string]memLease)}
+	s := &memState{threads: make(map[memKey]*memThread)}
+	s.root = &Memory{s: s}
+	return s.root
 }
 
-// thread returns the thread named id, adding an empty one. The caller holds
-// m.mu.
-func (m *Memory) thread(id string) *memThread {
-	t := m.threads[id]
-	if t == nil {
-		t = &memThread{first: 1}
-		m.threads[id] = t
+// Tenant implements [Store.Tenant]: the Memory of tenant name, which
+// shares m's memory and lock.
+func (m *Memory) Tenant(name string) Store {
+	if name == "" {
+		return m.s.root
+	}
+	t := &Memory{s: m.s, tenant: name}
+	if len(name) > MaxTenant {
+		t.err = fmt.Errorf("the tenant name is %d bytes long, more than %d", len(name), MaxTenant)
 	}
 	return t
 }
 
+// begin returns the error that a call of op on thread returns before it
+// starts, or nil.
+func (m *Memory) begin(ctx context.Context, op, thread string) error {
+	if m.err != nil {
+		return memError(op, thread, m.err)
+	}
+	if err := ctx.Err(); err != nil {
+		return memError(op, thread, err)
+	}
+	return nil
+}
+
+// thread returns the thread named id, adding an empty one. The caller holds
+// m.s.mu.
+func (m *Memory) thread(id string) *memThread {
+	k := memKey{m.tenant, id}
+	t := m.s.threads[k]
+	if t == nil {
+		t = &memThread{first: 1}
+		m.s.threads[k] = t
+	}
+	return t
+}
+
+// find returns the thread named id, or nil. The caller holds m.s.mu.
+func (m *Memory) find(id string) *memThread { return m.s.threads[memKey{m.tenant, id}] }
+
 // Append implements [Store.Append].
 func (m *Memory) Append(ctx context.Context, thread string, pos int64, events ...[]byte) error {
-	if err := ctx.Err(); err != nil {
-		return memError("append to", thread, err)
+	if err := m.begin(ctx, "append to", thread); err != nil {
+		return err
 	}
 	if len(events) == 0 {
 		return nil
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.s.mu.Lock()
+	defer m.s.mu.Unlock()
 	t := m.thread(thread)
 	if last := t.last(); pos != last+1 {
 		return &ConflictError{Thread: thread, Pos: pos, Last: last}
@@ -92,11 +133,11 @@ func (m *Memory) Follow(ctx context.Context, thread string, after int64) iter.Se
 
 // SaveCheckpoint implements [Store.SaveCheckpoint].
 func (m *Memory) SaveCheckpoint(ctx context.Context, thread string, pos int64, data []byte) error {
-	if err := ctx.Err(); err != nil {
-		return memError("save the checkpoint of", thread, err)
+	if err := m.begin(ctx, "save the checkpoint of", thread); err != nil {
+		return err
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.s.mu.Lock()
+	defer m.s.mu.Unlock()
 	t := m.thread(thread)
 	if last := t.last(); pos < 0 || pos > last {
 		return &ConflictError{Thread: thread, Pos: pos, Last: last}
@@ -112,12 +153,12 @@ func (m *Memory) SaveCheckpoint(ctx context.Context, thread string, pos int64, d
 
 // LoadCheckpoint implements [Store.LoadCheckpoint].
 func (m *Memory) LoadCheckpoint(ctx context.Context, thread string) (int64, []byte, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, nil, memError("load the checkpoint of", thread, err)
+	if err := m.begin(ctx, "load the checkpoint of", thread); err != nil {
+		return 0, nil, err
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t := m.threads[thread]
+	m.s.mu.Lock()
+	defer m.s.mu.Unlock()
+	t := m.find(thread)
 	if t == nil || t.cpData == nil {
 		return 0, nil, fmt.Errorf("%w: thread %q", ErrNoCheckpoint, thread)
 	}
@@ -126,12 +167,12 @@ func (m *Memory) LoadCheckpoint(ctx context.Context, thread string) (int64, []by
 
 // Trim implements [Store.Trim].
 func (m *Memory) Trim(ctx context.Context, thread string, before int64) error {
-	if err := ctx.Err(); err != nil {
-		return memError("trim", thread, err)
+	if err := m.begin(ctx, "trim", thread); err != nil {
+		return err
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t := m.threads[thread]
+	m.s.mu.Lock()
+	defer m.s.mu.Unlock()
+	t := m.find(thread)
 	if t == nil || t.cpData == nil {
 		return nil
 	}
@@ -153,12 +194,12 @@ type memPager struct {
 }
 
 func (s memPager) Page(ctx context.Context, from int64, n int) ([]Entry, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, memError("read", s.thread, err)
+	if err := s.m.begin(ctx, "read", s.thread); err != nil {
+		return nil, err
 	}
-	s.m.mu.Lock()
-	defer s.m.mu.Unlock()
-	t := s.m.threads[s.thread]
+	s.m.s.mu.Lock()
+	defer s.m.s.mu.Unlock()
+	t := s.m.find(s.thread)
 	if t == nil {
 		return nil, nil
 	}
@@ -181,51 +222,23 @@ func (s memPager) Wait(ctx context.Context, after int64, n int) ([]Entry, error)
 		if err != nil || len(page) > 0 {
 			return page, err
 		}
-		s.m.mu.Lock()
+		s.m.s.mu.Lock()
 		t := s.m.thread(s.thread)
 		if t.last() > after { // appended since Page
-			s.m.mu.Unlock()
+			s.m.s.mu.Unlock()
 			continue
 		}
 		if t.wake == nil {
 			t.wake = make(chan struct{})
 		}
 		wake := t.wake
-		s.m.mu.Unlock()
+		s.m.s.mu.Unlock()
 		select {
 		case <-wake:
 		case <-ctx.Done():
 			return nil, memError("follow", s.thread, ctx.Err())
 		}
 	}
-}
-
-// Lease implements [Leaser.Lease].
-func (m *Memory) Lease(ctx context.Context, thread, holder string, ttl time.Duration) error {
-	if err := ctx.Err(); err != nil {
-		return memError("lease", thread, err)
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	now := time.Now()
-	if l, ok := m.leases[thread]; ok && l.holder != holder && now.Before(l.expires) {
-		return fmt.Errorf("%w: thread %q", ErrLeased, thread)
-	}
-	m.leases[thread] = memLease{holder: holder, expires: now.Add(max(ttl, time.Millisecond))}
-	return nil
-}
-
-// Release implements [Leaser.Release].
-func (m *Memory) Release(ctx context.Context, thread, holder string) error {
-	if err := ctx.Err(); err != nil {
-		return memError("release the lease of", thread, err)
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.leases[thread].holder == holder {
-		delete(m.leases, thread)
-	}
-	return nil
 }
 
 func memError(op, thread string, err error) error {

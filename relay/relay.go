@@ -58,7 +58,7 @@ type Options struct {
 	KeepEvents int
 	// LeaseTTL is how long a run's lease lasts unless renewed (a third of it
 	// between renewals), and so how soon after a relay stops another ends
-	// its run, when the store is a [Leaser]. Default 10 s.
+	// its run. Default 10 s.
 	LeaseTTL time.Duration
 	// Retry is the reconnection time sent to viewers in the SSE retry
 	// field. Default 1 s.

@@ -5,6 +5,7 @@ package relay
 import (
 	"context"
 	"iter"
+	"time"
 )
 
 // Entry is one event of a thread's log.
@@ -20,18 +21,26 @@ type Entry struct {
 // a [Relay] takes; a Relay answers a longer one with 400.
 const MaxThreadID = 1024
 
-// Store keeps, per thread, a log of events and the latest checkpoint. The
-// log runs from position 1 with no gap; trimming removes a prefix, up to the
-// checkpoint. Thread ids are any strings of at most [MaxThreadID] bytes,
-// NUL and invalid UTF-8 included; a store may refuse a longer one with an
-// error. Threads share nothing. A Store is
-// safe for concurrent use, also by several processes when its
-// implementation keeps threads in a server.
+// MaxTenant is the longest tenant name, in bytes, that [Store.Tenant]
+// takes.
+const MaxTenant = 256
+
+// Store keeps, per thread, a log of events, the latest checkpoint and a
+// lease. The log runs from position 1 with no gap; trimming removes a
+// prefix, up to the checkpoint. Thread ids are any strings of at most
+// [MaxThreadID] bytes, NUL and invalid UTF-8 included; a store may refuse a
+// longer one with an error. Threads share nothing. A Store is safe for
+// concurrent use, also by several processes when its implementation keeps
+// threads in a server.
 //
 // Every method takes a context first and returns, or has its sequence
 // yield, an error wrapping the context's error when it ends first. A call
 // that returns an error has changed nothing, except that a write cut off by
 // a failing store or connection may have been made whole.
+//
+// A store wrapped in a struct that embeds it (struct{ relay.Store }, for
+// metrics or logging) keeps every method, leases included; a wrapper that
+// means to see a tenant's calls too wraps what Tenant returns.
 type Store interface {
 	// Append adds events at positions pos, pos+1, ... if the log's last
 	// position is pos-1 (0 for a thread with no log), all or none: two
@@ -75,4 +84,36 @@ type Store interface {
 	// it removes nothing. Reading after a removed position then yields a
 	// [*RangeError].
 	Trim(ctx context.Context, thread string, before int64) error
+
+	// Lease takes the thread's lease for holder (a relay) until ttl from
+	// now, when no other holder has a lease of it that has not expired, and
+	// renews it when holder has it; otherwise it changes nothing and returns
+	// an error wrapping [ErrLeased]. ttl is at least a millisecond; the
+	// store's clock measures it (the server's, for a store in a server). A
+	// non-empty run is kept as the thread's last run id, after the lease
+	// ends too. When a [Store.Stop] has asked holder to stop since its last
+	// renewal, Lease renews the lease, clears the request and returns an
+	// error wrapping [ErrStopped]. The lease names the one relay that runs
+	// the thread's current run: another relay that finds the run open and
+	// the lease free may end the run, since nobody runs it.
+	Lease(ctx context.Context, thread, holder, run string, ttl time.Duration) error
+
+	// Release ends holder's lease of thread, and any stop asked of it, if
+	// holder has it; it does nothing otherwise.
+	Release(ctx context.Context, thread, holder string) error
+
+	// Stop asks the holder of the thread's unexpired lease to stop its run:
+	// its next Lease of the thread returns an error wrapping [ErrStopped].
+	// It returns an error wrapping [ErrNotLeased] when no unexpired lease is
+	// held.
+	Stop(ctx context.Context, thread string) error
+
+	// Tenant returns the store seen by tenant name: the same server and
+	// options, and threads of its own, disjoint from every other tenant's
+	// in every method. Calls with one name return stores that share their
+	// threads. Tenants do not nest: on a store that Tenant returned,
+	// Tenant(name) is the original's Tenant(name), and Tenant("") is the
+	// original store. A name longer than [MaxTenant] bytes gives a store
+	// whose every call returns an error.
+	Tenant(name string) Store
 }

@@ -1,15 +1,17 @@
-// The Lua scripts that append at an expected position, save a checkpoint and trim, each
-// atomically.
+// The Lua scripts that append at an expected position, save a checkpoint, trim, lease and
+// stop, each atomically.
 
 package redisstore
 
 import "github.com/redis/go-redis/v9"
 
 // The scripts run atomically in Redis, so that each check and the write it
-// guards are one step. KEYS[1] is a thread's log, a stream whose entry ids
-// are "POS-0" with the event in field "e"; KEYS[2] is its checkpoint, a
-// hash with fields "pos" and "data". Trim never removes a log's last entry,
-// so the newest entry gives the log's last position.
+// guards are one step. KEYS are a thread's keys, as Store.keys returns
+// them: KEYS[1] its log, a stream whose entry ids are "POS-0" with the
+// event in field "e"; KEYS[2] its checkpoint, a hash with fields "pos" and
+// "data"; KEYS[3] its lease, the holder; KEYS[4] its stop, the holder
+// asked to stop; KEYS[5] its last run id. Trim never removes a log's last
+// entry, so the newest entry gives the log's last position.
 const lastPosition = `
 local function last(log)
   local top = redis.call('XREVRANGE', log, '+', '-', 'COUNT', 1)
@@ -55,18 +57,34 @@ if upto <= 1 then return 0 end
 return redis.call('XTRIM', KEYS[1], 'MINID', string.format('%d', upto))
 `)
 
-// leaseScript gives the lease KEYS[1] to holder ARGV[1] for ARGV[2]
-// milliseconds, when it is free (absent or expired: Redis removes an
-// expired key) or the holder's. It returns 1 when it did, 0 otherwise.
+// leaseScript gives the lease to holder ARGV[1] for ARGV[2] milliseconds,
+// when it is free (absent or expired: Redis removes an expired key) or the
+// holder's, and keeps a non-empty run id ARGV[3]. It returns 1 when it did,
+// 2 when it did and cleared a stop asked of the holder, 0 otherwise.
 var leaseScript = redis.NewScript(`
-local held = redis.call('GET', KEYS[1])
+local held = redis.call('GET', KEYS[3])
 if held and held ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+local stopped = held and redis.call('GET', KEYS[4]) == ARGV[1]
+redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[2])
+redis.call('DEL', KEYS[4])
+if ARGV[3] ~= '' then redis.call('SET', KEYS[5], ARGV[3]) end
+if stopped then return 2 end
 return 1
 `)
 
-// releaseScript removes the lease KEYS[1] if holder ARGV[1] has it.
+// releaseScript removes the lease, and the stop asked of it, if holder
+// ARGV[1] has it.
 var releaseScript = redis.NewScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+if redis.call('GET', KEYS[3]) == ARGV[1] then redis.call('DEL', KEYS[3], KEYS[4]) end
 return 0
+`)
+
+// stopScript asks the lease's holder to stop: the stop names the holder
+// and expires with the lease. It returns 1, or 0 when nobody holds it.
+var stopScript = redis.NewScript(`
+local held = redis.call('GET', KEYS[3])
+local ttl = redis.call('PTTL', KEYS[3])
+if not held or ttl <= 0 then return 0 end
+redis.call('SET', KEYS[4], held, 'PX', ttl)
+return 1
 `)

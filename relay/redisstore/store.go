@@ -4,6 +4,7 @@ package redisstore
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -28,11 +29,16 @@ type Options struct {
 	Prefix string
 }
 
-// Store is a [relay.Store] and a [relay.Leaser] in Redis. It is safe for
-// concurrent use, by any number of processes on one server.
+// Store is a [relay.Store] in Redis. It is safe for concurrent use, by any
+// number of processes on one server.
 type Store struct {
 	rdb    redis.UniversalClient
 	prefix string
+	root   *Store // tenant ""
+
+	tenant string
+	home   string // what the keys of the tenant's threads begin with
+	err    error  // not nil for a tenant whose name is too long: every call returns it
 }
 
 // New returns a Store that keeps its threads in the Redis server (or
@@ -43,39 +49,72 @@ func New(rdb redis.UniversalClient, opts *Options) *Store {
 	if opts != nil && opts.Prefix != "" {
 		s.prefix = opts.Prefix
 	}
+	s.root, s.home = s, s.prefix
 	return s
 }
 
-// keys returns the keys of a thread's log and checkpoint, which share a
-// hash slot in a cluster, so that a script may use both.
+// Tenant implements [relay.Store.Tenant]. A tenant's keys begin with
+// PREFIX@TENANT: (the name in unpadded base64url), tenant ""'s with PREFIX.
+func (s *Store) Tenant(name string) relay.Store {
+	if name == "" {
+		return s.root
+	}
+	t := &Store{rdb: s.rdb, prefix: s.prefix, root: s.root, tenant: name,
+		home: s.prefix + "@" + base64.RawURLEncoding.EncodeToString([]byte(name)) + ":"}
+	if len(name) > relay.MaxTenant {
+		t.err = fmt.Errorf("the tenant name is %d bytes long, more than %d", len(name), relay.MaxTenant)
+	}
+	return t
+}
+
+// begin returns the error that a call of op on thread returns before it
+// starts, or nil.
+func (s *Store) begin(ctx context.Context, op, thread string) error {
+	if s.err != nil {
+		return wrap(op, thread, s.err)
+	}
+	if err := ctx.Err(); err != nil {
+		return wrap(op, thread, err)
+	}
+	return nil
+}
+
+// The keys of a thread, in the order keys returns them: every script gets
+// them all.
+const (
+	logKey   = iota // a stream whose entry ids are "POS-0", the event in field "e"
+	cpKey           // a hash with the checkpoint: fields "pos" and "data"
+	leaseKey        // a string, the lease's holder, that expires with the lease
+	stopKey         // a string, the holder asked to stop, that expires with the lease
+	runKey          // a string, the last run id given with a lease
+)
+
+// keys returns the keys of a thread (see logKey), which share a hash slot
+// in a cluster, so that a script may use them all.
 func (s *Store) keys(thread string) []string {
 	k := s.base(thread)
-	return []string{k + ":log", k + ":cp"}
+	return []string{k + ":log", k + ":cp", k + ":lease", k + ":stop", k + ":run"}
 }
 
-// leaseKey returns the key of a thread's lease, a string holding the
-// holder that expires with the lease.
-func (s *Store) leaseKey(thread string) []string {
-	return []string{s.base(thread) + ":lease"}
-}
-
-// base returns what a thread's keys begin with: PREFIX{THREAD}, whose hash
-// tag (up to the first "}") is not empty, so that the keys share a slot.
-// A thread id that is empty or begins with "}" would leave it empty; such
-// an id's keys begin PREFIX~{CRC}THREAD instead, CRC being the id's
-// CRC-32 in 8 hex digits.
+// base returns what a thread's keys begin with: HOME{THREAD}, whose hash tag
+// (up to the first "}") is not empty, so that the keys share a slot; HOME
+// is the prefix, and the tenant's name but for tenant "". A thread id that
+// is empty or begins with "}" would leave the tag empty; such an id's keys
+// begin HOME~{CRC}THREAD instead, CRC being the id's CRC-32 in 8 hex
+// digits. After the prefix, a tenant's keys go on with "@", tenant ""'s
+// with "{" or "~", so that no two tenants share a key.
 func (s *Store) base(thread string) string {
 	if thread == "" || thread[0] == '}' {
-		return fmt.Sprintf("%s~{%08x}%s", s.prefix, crc32.ChecksumIEEE([]byte(thread)), thread)
+		return fmt.Sprintf("%s~{%08x}%s", s.home, crc32.ChecksumIEEE([]byte(thread)), thread)
 	}
-	return s.prefix + "{" + thread + "}"
+	return s.home + "{" + thread + "}"
 }
 
 // Append implements [relay.Store.Append] with a script that checks the
 // log's last position and adds the events with XADD.
 func (s *Store) Append(ctx context.Context, thread string, pos int64, events ...[]byte) error {
-	if err := ctx.Err(); err != nil {
-		return wrap("append to", thread, err)
+	if err := s.begin(ctx, "append to", thread); err != nil {
+		return err
 	}
 	if len(events) == 0 {
 		return nil
@@ -109,8 +148,8 @@ func (s *Store) Follow(ctx context.Context, thread string, after int64) iter.Seq
 
 // SaveCheckpoint implements [relay.Store.SaveCheckpoint].
 func (s *Store) SaveCheckpoint(ctx context.Context, thread string, pos int64, data []byte) error {
-	if err := ctx.Err(); err != nil {
-		return wrap("save the checkpoint of", thread, err)
+	if err := s.begin(ctx, "save the checkpoint of", thread); err != nil {
+		return err
 	}
 	ok, last, err := result(saveScript.Run(ctx, s.rdb, s.keys(thread), pos, data))
 	if err != nil {
@@ -124,10 +163,10 @@ func (s *Store) SaveCheckpoint(ctx context.Context, thread string, pos int64, da
 
 // LoadCheckpoint implements [relay.Store.LoadCheckpoint].
 func (s *Store) LoadCheckpoint(ctx context.Context, thread string) (int64, []byte, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, nil, wrap("load the checkpoint of", thread, err)
+	if err := s.begin(ctx, "load the checkpoint of", thread); err != nil {
+		return 0, nil, err
 	}
-	vals, err := s.rdb.HMGet(ctx, s.keys(thread)[1], "pos", "data").Result()
+	vals, err := s.rdb.HMGet(ctx, s.keys(thread)[cpKey], "pos", "data").Result()
 	if err != nil {
 		return 0, nil, wrap("load the checkpoint of", thread, err)
 	}
@@ -145,8 +184,8 @@ func (s *Store) LoadCheckpoint(ctx context.Context, thread string) (int64, []byt
 
 // Trim implements [relay.Store.Trim] with XTRIM MINID.
 func (s *Store) Trim(ctx context.Context, thread string, before int64) error {
-	if err := ctx.Err(); err != nil {
-		return wrap("trim", thread, err)
+	if err := s.begin(ctx, "trim", thread); err != nil {
+		return err
 	}
 	if err := trimScript.Run(ctx, s.rdb, s.keys(thread), before).Err(); err != nil {
 		return wrap("trim", thread, err)
@@ -154,29 +193,47 @@ func (s *Store) Trim(ctx context.Context, thread string, before int64) error {
 	return nil
 }
 
-// Lease implements [relay.Leaser.Lease] with a script: SET PX when the key
-// is absent or the holder's. Redis measures the expiry.
-func (s *Store) Lease(ctx context.Context, thread, holder string, ttl time.Duration) error {
-	if err := ctx.Err(); err != nil {
-		return wrap("lease", thread, err)
+// Lease implements [relay.Store.Lease] with a script: SET PX when the
+// lease is absent or the holder's. Redis measures the expiry.
+func (s *Store) Lease(ctx context.Context, thread, holder, run string, ttl time.Duration) error {
+	if err := s.begin(ctx, "lease", thread); err != nil {
+		return err
 	}
-	ok, err := leaseScript.Run(ctx, s.rdb, s.leaseKey(thread), holder, max(ttl.Milliseconds(), 1)).Int()
-	if err != nil {
+	res, err := leaseScript.Run(ctx, s.rdb, s.keys(thread), holder, max(ttl.Milliseconds(), 1), run).Int()
+	switch {
+	case err != nil:
 		return wrap("lease", thread, err)
-	}
-	if ok != 1 {
+	case res == 0:
 		return fmt.Errorf("%w: thread %q", relay.ErrLeased, thread)
+	case res == 2:
+		return fmt.Errorf("%w: thread %q", relay.ErrStopped, thread)
 	}
 	return nil
 }
 
-// Release implements [relay.Leaser.Release].
+// Release implements [relay.Store.Release].
 func (s *Store) Release(ctx context.Context, thread, holder string) error {
-	if err := ctx.Err(); err != nil {
+	if err := s.begin(ctx, "release the lease of", thread); err != nil {
+		return err
+	}
+	if err := releaseScript.Run(ctx, s.rdb, s.keys(thread), holder).Err(); err != nil && !errors.Is(err, redis.Nil) {
 		return wrap("release the lease of", thread, err)
 	}
-	if err := releaseScript.Run(ctx, s.rdb, s.leaseKey(thread), holder).Err(); err != nil && !errors.Is(err, redis.Nil) {
-		return wrap("release the lease of", thread, err)
+	return nil
+}
+
+// Stop implements [relay.Store.Stop] with a script that names the holder
+// in a key that expires with the lease.
+func (s *Store) Stop(ctx context.Context, thread string) error {
+	if err := s.begin(ctx, "stop", thread); err != nil {
+		return err
+	}
+	ok, err := stopScript.Run(ctx, s.rdb, s.keys(thread)).Int()
+	if err != nil {
+		return wrap("stop", thread, err)
+	}
+	if ok != 1 {
+		return fmt.Errorf("%w: thread %q", relay.ErrNotLeased, thread)
 	}
 	return nil
 }
@@ -188,10 +245,10 @@ type pager struct {
 }
 
 func (p pager) Page(ctx context.Context, from int64, n int) ([]relay.Entry, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, wrap("read", p.thread, err)
+	if err := p.s.begin(ctx, "read", p.thread); err != nil {
+		return nil, err
 	}
-	msgs, err := p.s.rdb.XRangeN(ctx, p.s.keys(p.thread)[0], strconv.FormatInt(from, 10), "+", int64(n)).Result()
+	msgs, err := p.s.rdb.XRangeN(ctx, p.s.keys(p.thread)[logKey], strconv.FormatInt(from, 10), "+", int64(n)).Result()
 	if err != nil {
 		return nil, wrap("read", p.thread, err)
 	}
@@ -199,15 +256,15 @@ func (p pager) Page(ctx context.Context, from int64, n int) ([]relay.Entry, erro
 }
 
 func (p pager) Wait(ctx context.Context, after int64, n int) ([]relay.Entry, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, wrap("follow", p.thread, err)
+	if err := p.s.begin(ctx, "follow", p.thread); err != nil {
+		return nil, err
 	}
 	wait := block
 	if d, ok := ctx.Deadline(); ok {
 		wait = max(min(wait, time.Until(d)), time.Millisecond) // BLOCK 0 would wait forever
 	}
 	streams, err := p.s.rdb.XRead(ctx, &redis.XReadArgs{
-		Streams: []string{p.s.keys(p.thread)[0], strconv.FormatInt(after, 10)},
+		Streams: []string{p.s.keys(p.thread)[logKey], strconv.FormatInt(after, 10)},
 		Count:   int64(n),
 		Block:   wait,
 	}).Result()

@@ -17,8 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// calls runs every method of s (a Leaser's too) once on thread "t" and
-// returns each error, by method name. Read and Follow report the error
+// calls runs every method of s once on thread "t" and returns each error,
+// by method name. Read and Follow report the error
 // they yield (or nil), and fail tb if they yield an entry.
 func calls(tb testing.TB, ctx context.Context, s relay.Store) map[string]error {
 	seqErr := func(name string, seq func(yield func(relay.Entry, error) bool)) error {
@@ -38,8 +38,10 @@ func calls(tb testing.TB, ctx context.Context, s relay.Store) map[string]error {
 		"SaveCheckpoint": s.SaveCheckpoint(ctx, "t", 5, []byte("cp5")),
 		"LoadCheckpoint": loadErr,
 		"Trim":           s.Trim(ctx, "t", 5),
+		"Lease":          s.Lease(ctx, "t", "holder", "run", time.Minute),
+		"Release":        s.Release(ctx, "t", "holder"),
+		"Stop":           s.Stop(ctx, "t"),
 	}
-	leaseCalls(ctx, s, errs)
 	return errs
 }
 
@@ -70,7 +72,8 @@ func assertStoreError(t *testing.T, err error, msg string) {
 	if !assert.Error(t, err, msg) {
 		return
 	}
-	for _, answer := range []error{relay.ErrConflict, relay.ErrOutOfRange, relay.ErrNoCheckpoint, context.Canceled, context.DeadlineExceeded} {
+	for _, answer := range []error{relay.ErrConflict, relay.ErrOutOfRange, relay.ErrNoCheckpoint, relay.ErrLeased,
+		relay.ErrStopped, relay.ErrNotLeased, context.Canceled, context.DeadlineExceeded} {
 		assert.NotErrorIs(t, err, answer, msg)
 	}
 	assert.True(t, strings.HasPrefix(err.Error(), "aguistate: "), "%s: %q begins with aguistate:", msg, err)

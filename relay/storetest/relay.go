@@ -175,14 +175,17 @@ func runsOf(tb testing.TB, log []relay.Entry) []string {
 	return runs
 }
 
-// noLeases hides a store's leases, so that relays on it rely on the log's
-// compare-and-set alone.
-type noLeases struct{ relay.Store }
+// freeLeases grants every lease, as a store whose leases expired under
+// slow relays would: relays on it rely on the log's compare-and-set alone.
+type freeLeases struct{ relay.Store }
 
-// testRelayOneWriter has two relays start a run of one thread at once:
-// with leases the second is refused at once; without, both call the agent
-// and the log's compare-and-set refuses the second's first append. Either
-// way exactly one run is recorded, whole, and the loser's client gets 409.
+func (freeLeases) Lease(context.Context, string, string, string, time.Duration) error { return nil }
+
+// testRelayOneWriter has two relays start a run of one thread at once.
+// With leases the second is refused at once. With leases that every relay
+// gets, both call the agent before either records an event, and the log's
+// compare-and-set refuses the second's first append. Either way exactly
+// one run is recorded, whole, and the loser's client gets 409.
 func testRelayOneWriter(t *testing.T, h Harness) {
 	for _, leases := range []bool{true, false} {
 		t.Run(fmt.Sprint("leases=", leases), func(t *testing.T) {
@@ -190,11 +193,14 @@ func testRelayOneWriter(t *testing.T, h Harness) {
 			thread := "t"
 			agent := agenttest.NewScript(t, script(3))
 			release := agent.Hold(3)
+			if !leases {
+				release = agent.Hold(0) // both relays call the agent before the first event
+			}
 			var relays []*relayServer
 			for range 2 {
 				store := h.Open(t, ns, "")
 				if !leases {
-					store = noLeases{store}
+					store = freeLeases{store}
 				}
 				relays = append(relays, newRelayServer(t, agent.URL, store, true))
 			}
@@ -211,12 +217,19 @@ func testRelayOneWriter(t *testing.T, h Harness) {
 					results <- result{run, err}
 				}()
 			}
-			first := <-results // the loser, refused before the agent goes on
-			var he *aguistate.HTTPError
-			require.ErrorAs(t, first.err, &he, "the loser's client is refused")
-			assert.Equal(t, http.StatusConflict, he.StatusCode)
+			if !leases {
+				waitFor(t, "both relays call the agent", func() bool { return len(agent.Inputs()) == 2 })
+				release()
+			}
+			loser := <-results // refused before the agent goes on, with leases
 			release()
 			winner := <-results
+			if !leases && loser.err == nil {
+				loser, winner = winner, loser
+			}
+			var he *aguistate.HTTPError
+			require.ErrorAs(t, loser.err, &he, "the loser's client is refused")
+			assert.Equal(t, http.StatusConflict, he.StatusCode)
 			require.NoError(t, winner.err)
 			log := logOf(t, s, thread)
 			assert.Equal(t, []string{winner.run}, runsOf(t, log), "one run is recorded, the winner's")
@@ -296,18 +309,25 @@ func (s *crashable) Trim(ctx context.Context, thread string, before int64) error
 	return s.Store.Trim(ctx, thread, before)
 }
 
-func (s *crashable) Lease(ctx context.Context, thread, holder string, ttl time.Duration) error {
+func (s *crashable) Lease(ctx context.Context, thread, holder, run string, ttl time.Duration) error {
 	if err := s.err(); err != nil {
 		return err
 	}
-	return s.Store.(relay.Leaser).Lease(ctx, thread, holder, ttl)
+	return s.Store.Lease(ctx, thread, holder, run, ttl)
 }
 
 func (s *crashable) Release(ctx context.Context, thread, holder string) error {
 	if err := s.err(); err != nil {
 		return err
 	}
-	return s.Store.(relay.Leaser).Release(ctx, thread, holder)
+	return s.Store.Release(ctx, thread, holder)
+}
+
+func (s *crashable) Stop(ctx context.Context, thread string) error {
+	if err := s.err(); err != nil {
+		return err
+	}
+	return s.Store.Stop(ctx, thread)
 }
 
 // balancer is a reverse proxy in front of one relay at a time, as a load
@@ -345,7 +365,6 @@ func (b *balancer) switchTo(tb testing.TB, to string) {
 // RUN_ERROR of code CodeRunLost. Nothing is lost or doubled.
 func testRelayKilled(t *testing.T, h Harness) {
 	s, ns := open(t, h)
-	leaser(t, s)
 	thread := "t"
 	agent := agenttest.NewScript(t, script(6))
 	release := agent.Hold(9)
@@ -571,4 +590,28 @@ func testRelayTrim(t *testing.T, h Harness) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// testRelayWrapped runs a relay on a store wrapped in a struct that embeds
+// it, on a thread whose run a relay left open (it stopped without ending
+// the run, and its lease is gone): the relay takes the lease, ends the old
+// run with a RUN_ERROR of code CodeRunLost, and runs the new one. Through
+// a wrapper that lost the leases, the thread would answer 409 for good.
+func testRelayWrapped(t *testing.T, h Harness) {
+	s, _ := open(t, h)
+	mustAppend(t, s, "t", 1, []byte(`{"type":"RUN_STARTED","threadId":"t","runId":"lost"}`))
+	agent := agenttest.NewScript(t, script(1))
+	r := newRelayServer(t, agent.URL, wrapped{s}, true)
+	c, ag := client(t, r.srv.URL, "t")
+	_, err := c.RunAgent(testContext(t), ag, &aguistate.RunOptions{RunID: "new"})
+	require.NoError(t, err, "the new run runs")
+	var types []string
+	for _, e := range logOf(t, s, "t") {
+		var ev struct{ Type, Code string }
+		require.NoError(t, json.Unmarshal(e.Event, &ev))
+		types = append(types, strings.TrimSpace(ev.Type+" "+ev.Code))
+	}
+	require.GreaterOrEqual(t, len(types), 3)
+	assert.Equal(t, []string{"RUN_STARTED", "RUN_ERROR " + relay.CodeRunLost, "RUN_STARTED"}, types[:3], "the lost run ended first")
+	assert.Equal(t, "RUN_FINISHED", types[len(types)-1])
 }

@@ -1,8 +1,8 @@
 // Package storetest holds the conformance tests that every
 // [relay.Store] implementation passes: compare-and-set appends, concurrent
 // writers, reads, following, checkpoints, trimming, isolation, context
-// cancellation and a server that goes down; and, for a store that is also
-// a [relay.Leaser], leases. Then the relay's scenarios on the store (part
+// cancellation, a server that goes down, leases and stops, and tenants.
+// Then the relay's scenarios on the store (part
 // 5 of issue 11): two relays running one thread at once, a relay killed
 // mid-run whose viewers another relay serves and whose run it ends, a
 // viewer on one relay following a run on another, a restart, and a store
@@ -80,12 +80,17 @@ var tests = []struct {
 	{"Lease", testLease},
 	{"LeaseExpiry", testLeaseExpiry},
 	{"LeaseConcurrent", testLeaseConcurrent},
+	{"Stop", testStop},
+	{"Wrapped", testWrapped},
+	{"Tenants", testTenants},
+	{"TenantTooLong", testTenantTooLong},
 	{"RelayOneWriter", testRelayOneWriter},
 	{"RelayKilled", testRelayKilled},
 	{"RelayAcross", testRelayAcross},
 	{"RelayRestart", testRelayRestart},
 	{"RelayStoreDown", testRelayStoreDown},
 	{"RelayTrim", testRelayTrim},
+	{"RelayWrapped", testRelayWrapped},
 }
 
 // namespace returns a new namespace name, unique across processes.
