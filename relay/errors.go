@@ -1,4 +1,5 @@
-// The errors of the stores: conflicts, positions out of range, no checkpoint, leases.
+// The errors of the stores: conflicts, positions out of range, no checkpoint, leases,
+// cursors.
 
 package relay
 
@@ -36,6 +37,10 @@ var (
 	// ErrNotLeased reports a [Store.Stop] of a thread that no holder has an
 	// unexpired lease of: no relay runs a run of it.
 	ErrNotLeased = errors.New("aguistate: thread not leased")
+
+	// ErrBadCursor reports a cursor that no [Store.Threads] of the store
+	// gave.
+	ErrBadCursor = errors.New("aguistate: bad cursor")
 )
 
 // ConflictError reports a write at a position the log's end does not

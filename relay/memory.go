@@ -28,6 +28,8 @@ type memState struct {
 
 	mu      sync.Mutex
 	threads map[memKey]*memThread
+	tenants map[string]*memIndex // the listing of each tenant with a thread listed
+	seq     uint64               // appends so far
 }
 
 // memKey names a thread of a tenant.
@@ -36,6 +38,7 @@ type memKey struct{ tenant, id string }
 // memThread is one thread: its log from position first on, its
 // checkpoint, and its lease.
 type memThread struct {
+	id     string
 	first  int64 // position of log[0]; 1 until trimmed
 	log    [][]byte
 	cpPos  int64
@@ -46,13 +49,16 @@ type memThread struct {
 	expires time.Time // the lease's expiry
 	stop    bool      // a Stop asked the holder to stop
 	run     string    // the last run id given with a lease
+
+	seq     uint64    // the seq of its last append, 0 while it is not listed (no log)
+	updated time.Time // the time of its last append
 }
 
 func (t *memThread) last() int64 { return t.first + int64(len(t.log)) - 1 }
 
 // NewMemory returns an empty [Memory].
 func NewMemory() *Memory {
-	s := &memState{threads: make(map[memKey]*memThread)}
+	s := &memState{threads: make(map[memKey]*memThread), tenants: make(map[string]*memIndex)}
 	s.root = &Memory{s: s}
 	return s.root
 }
@@ -88,7 +94,7 @@ func (m *Memory) thread(id string) *memThread {
 	k := memKey{m.tenant, id}
 	t := m.s.threads[k]
 	if t == nil {
-		t = &memThread{first: 1}
+		t = &memThread{id: id, first: 1}
 		m.s.threads[k] = t
 	}
 	return t
@@ -114,6 +120,7 @@ func (m *Memory) Append(ctx context.Context, thread string, pos int64, events ..
 	for _, e := range events {
 		t.log = append(t.log, bytes.Clone(e))
 	}
+	m.s.touch(m.tenant, t, time.Now())
 	if t.wake != nil {
 		close(t.wake)
 		t.wake = nil
@@ -223,7 +230,14 @@ func (s memPager) Wait(ctx context.Context, after int64, n int) ([]Entry, error)
 			return page, err
 		}
 		s.m.s.mu.Lock()
-		t := s.m.thread(s.thread)
+		t := s.m.find(s.thread)
+		if t == nil && after == 0 {
+			t = s.m.thread(s.thread) // wait for its first append
+		}
+		if t == nil || t.last() < after { // deleted
+			s.m.s.mu.Unlock()
+			return nil, &RangeError{Thread: s.thread, After: after}
+		}
 		if t.last() > after { // appended since Page
 			s.m.s.mu.Unlock()
 			continue

@@ -17,6 +17,26 @@ type Entry struct {
 	Event []byte
 }
 
+// ThreadInfo describes a thread in a listing ([Store.Threads]).
+type ThreadInfo struct {
+	// ID is the thread id.
+	ID string
+	// UpdatedAt is the store's clock at the thread's last append.
+	UpdatedAt time.Time
+	// Events is the log's last position: how many events the thread has had.
+	Events int64
+	// LastRunID is the last non-empty run id given with a lease of the
+	// thread, or "".
+	LastRunID string
+	// Running is true when a holder has an unexpired lease of the thread: a
+	// relay runs a run of it.
+	Running bool
+}
+
+// MaxThreadsPage is the most threads that one call of [Store.Threads]
+// returns.
+const MaxThreadsPage = 1000
+
 // MaxThreadID is the longest thread id, in bytes, that a [Store] keeps and
 // a [Relay] takes; a Relay answers a longer one with 400.
 const MaxThreadID = 1024
@@ -107,6 +127,24 @@ type Store interface {
 	// It returns an error wrapping [ErrNotLeased] when no unexpired lease is
 	// held.
 	Stop(ctx context.Context, thread string) error
+
+	// Threads lists the threads that have a log, newest change (append)
+	// first: at most limit of them (1 to [MaxThreadsPage]: a limit outside
+	// is taken as the nearest bound), after the page that cursor ends ("" for
+	// the first page). It returns the cursor of the next page, "" when no
+	// thread follows. A thread that does not change meanwhile is on exactly
+	// one page; one that changes may move to the front. A page may hold
+	// fewer than limit threads before the last. A cursor that no listing of
+	// the store gave returns an error wrapping [ErrBadCursor].
+	Threads(ctx context.Context, cursor string, limit int) (threads []ThreadInfo, next string, err error)
+
+	// Delete removes the thread: its log, checkpoint, lease, stop, last run
+	// id and listing entry. It removes a leased thread too. A thread
+	// created again with the same id starts at position 1. A Follow of the
+	// removed thread after a position past 0 yields a [*RangeError] (its
+	// position is past the log's end). Deleting a thread that does not
+	// exist does nothing.
+	Delete(ctx context.Context, thread string) error
 
 	// Tenant returns the store seen by tenant name: the same server and
 	// options, and threads of its own, disjoint from every other tenant's

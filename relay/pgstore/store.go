@@ -5,6 +5,7 @@ package pgstore
 import (
 	"context"
 	"crypto/md5"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -50,6 +51,8 @@ type Store struct {
 // the tenant, $2 the thread.
 type queries struct {
 	append, last, page, save, load, trim, lease, release, stop string
+	list, listAfter                                            string
+	delete                                                     [3]string
 }
 
 // New returns a Store that keeps its threads in the tables that [Setup]
@@ -150,6 +153,20 @@ RETURNING stop = 2`, t.threads)
 WHERE tenant = $1 AND thread = $2 AND holder = $3`, t.threads)
 	q.stop = fmt.Sprintf(`UPDATE %s SET stop = 1
 WHERE tenant = $1 AND thread = $2 AND holder <> ''::bytea AND expires > clock_timestamp() RETURNING 1`, t.threads)
+	// The listing reads the threads table by its index on (tenant,
+	// updated_at, thread), backwards from the cursor's time and thread.
+	list := `SELECT thread, updated_at, last_pos, last_run, holder <> ''::bytea AND expires > clock_timestamp()
+FROM %s WHERE tenant = $1 AND last_pos > 0 %s ORDER BY updated_at DESC, thread DESC LIMIT $2`
+	q.list = fmt.Sprintf(list, t.threads, "")
+	q.listAfter = fmt.Sprintf(list, t.threads, "AND (updated_at, thread) < ($3, $4)")
+	// A delete locks the thread's row as it deletes it, then deletes the
+	// rest: an append that waited for the row finds no thread, and one that
+	// had it is deleted too.
+	q.delete = [3]string{
+		fmt.Sprintf(`DELETE FROM %s WHERE tenant = $1 AND thread = $2`, t.threads),
+		fmt.Sprintf(`DELETE FROM %s WHERE tenant = $1 AND thread = $2`, t.events),
+		fmt.Sprintf(`DELETE FROM %s WHERE tenant = $1 AND thread = $2`, t.checkpoints),
+	}
 	return &q
 }
 
@@ -328,6 +345,70 @@ func (s *Store) Stop(ctx context.Context, thread string) error {
 	return nil
 }
 
+// Threads implements [relay.Store.Threads] with one query of the threads
+// table. A cursor is the last thread listed: the time of its last append,
+// in microseconds, then its id, in unpadded base64url.
+func (s *Store) Threads(ctx context.Context, cursor string, limit int) ([]relay.ThreadInfo, string, error) {
+	fail := func(err error) ([]relay.ThreadInfo, string, error) {
+		return nil, "", fmt.Errorf("aguistate: postgres: list threads: %w", err)
+	}
+	if s.err != nil {
+		return fail(s.err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	limit = min(max(limit, 1), relay.MaxThreadsPage)
+	var rows pgx.Rows
+	var err error
+	if cursor == "" {
+		rows, err = s.pool.Query(ctx, s.q.list, s.tenant, limit+1)
+	} else {
+		b, derr := base64.RawURLEncoding.DecodeString(cursor)
+		if derr != nil || len(b) < 8 {
+			return nil, "", fmt.Errorf("%w: %q", relay.ErrBadCursor, cursor)
+		}
+		at := time.UnixMicro(int64(binary.BigEndian.Uint64(b)))
+		rows, err = s.pool.Query(ctx, s.q.listAfter, s.tenant, limit+1, at, b[8:])
+	}
+	if err != nil {
+		return fail(err)
+	}
+	page, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (relay.ThreadInfo, error) {
+		var info relay.ThreadInfo
+		var id, run []byte
+		err := row.Scan(&id, &info.UpdatedAt, &info.Events, &run, &info.Running)
+		info.ID, info.LastRunID = string(id), string(run)
+		return info, err
+	})
+	if err != nil {
+		return fail(err)
+	}
+	if len(page) <= limit {
+		return page, "", nil
+	}
+	last := page[limit-1]
+	next := binary.BigEndian.AppendUint64(nil, uint64(last.UpdatedAt.UnixMicro()))
+	return page[:limit], base64.RawURLEncoding.EncodeToString(append(next, last.ID...)), nil
+}
+
+// Delete implements [relay.Store.Delete] with its statements in one
+// transaction, which notifies the thread's followers.
+func (s *Store) Delete(ctx context.Context, thread string) error {
+	if err := s.begin(ctx, "delete", thread); err != nil {
+		return err
+	}
+	b := &pgx.Batch{}
+	for _, sql := range s.q.delete {
+		b.Queue(sql, s.tenant, []byte(thread))
+	}
+	b.Queue("SELECT pg_notify($1, $2)", s.t.channel, s.key(thread))
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return wrap("delete", thread, err)
+	}
+	return nil
+}
+
 func (s *Store) pager(thread string) pager {
 	return pager{s: s, thread: thread, key: s.key(thread)}
 }
@@ -369,6 +450,15 @@ func (p pager) Wait(ctx context.Context, after int64, n int) ([]relay.Entry, err
 		page, err := p.Page(ctx, after+1, n)
 		if err != nil || len(page) > 0 {
 			return page, err
+		}
+		// With no new entry, the thread may be gone: deleted before the
+		// follower registered, or since.
+		var last int64
+		if err := p.s.pool.QueryRow(ctx, p.s.q.last, p.s.tenant, []byte(p.thread)).Scan(&last); err != nil {
+			return nil, wrap("follow", p.thread, err)
+		}
+		if last < after {
+			return nil, &relay.RangeError{Thread: p.thread, After: after}
 		}
 		select {
 		case <-ch:

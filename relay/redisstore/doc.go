@@ -15,7 +15,8 @@
 // "}", so the store works on a Redis Cluster too, for any thread id and a
 // prefix without braces. A tenant's keys begin PREFIX@TENANT: (the name in
 // unpadded base64url); tenant ""'s keys are PREFIX{THREAD}:log and so on,
-// as before tenants.
+// as before tenants. Each tenant's threads are listed in a sorted set,
+// scored by the time of their last append ([Store.Threads]).
 //
 // # Errors
 //

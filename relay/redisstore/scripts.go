@@ -88,3 +88,36 @@ if not held or ttl <= 0 then return 0 end
 redis.call('SET', KEYS[4], held, 'PX', ttl)
 return 1
 `)
+
+// touchScript lists thread ARGV[1] in the listing KEYS[1] at the server's
+// time in microseconds, or just after the newest entry when that is later,
+// so that no two entries share a score: a score is a cursor. It returns
+// the score.
+var touchScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local top = redis.call('ZREVRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if #top > 0 and tonumber(top[2]) >= now then now = tonumber(top[2]) + 1 end
+redis.call('ZADD', KEYS[1], string.format('%.0f', now), ARGV[1])
+return now
+`)
+
+// infoScript returns what the listing shows of a thread: {last, run,
+// leased}, last being 0 for a thread with no log.
+var infoScript = redis.NewScript(lastPosition + `
+local run = redis.call('GET', KEYS[5]) or ''
+return {last(KEYS[1]), run, redis.call('EXISTS', KEYS[3])}
+`)
+
+// deleteScript removes every key of a thread.
+var deleteScript = redis.NewScript(`
+return redis.call('DEL', unpack(KEYS))
+`)
+
+// unlistScript removes thread ARGV[1] from the listing KEYS[1], if its
+// score is at most ARGV[2]: an entry that a later append moved on stays.
+var unlistScript = redis.NewScript(`
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) <= tonumber(ARGV[2]) then redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 0
+`)

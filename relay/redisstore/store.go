@@ -96,6 +96,16 @@ func (s *Store) keys(thread string) []string {
 	return []string{k + ":log", k + ":cp", k + ":lease", k + ":stop", k + ":run"}
 }
 
+// indexKeys returns the keys of the tenant's listing: a sorted set of its
+// thread ids scored by the time of their last append (in microseconds, made
+// unique), PREFIX~index{@TENANT}:threads with the tenant's name in unpadded
+// base64url. Its hash tag is the tenant's, so its keys share a slot; no
+// thread's key begins with PREFIX~i.
+func (s *Store) indexKeys() []string {
+	k := s.prefix + "~index{@" + base64.RawURLEncoding.EncodeToString([]byte(s.tenant)) + "}"
+	return []string{k + ":threads"}
+}
+
 // base returns what a thread's keys begin with: HOME{THREAD}, whose hash tag
 // (up to the first "}") is not empty, so that the keys share a slot; HOME
 // is the prefix, and the tenant's name but for tenant "". A thread id that
@@ -111,7 +121,10 @@ func (s *Store) base(thread string) string {
 }
 
 // Append implements [relay.Store.Append] with a script that checks the
-// log's last position and adds the events with XADD.
+// log's last position and adds the events with XADD, and one that lists the
+// thread at the front of its tenant's listing, in one round trip. The
+// listing is in another hash slot than the thread's keys, so the two are
+// not one atomic step (see Threads).
 func (s *Store) Append(ctx context.Context, thread string, pos int64, events ...[]byte) error {
 	if err := s.begin(ctx, "append to", thread); err != nil {
 		return err
@@ -124,7 +137,13 @@ func (s *Store) Append(ctx context.Context, thread string, pos int64, events ...
 	for _, e := range events {
 		args = append(args, e)
 	}
-	ok, last, err := result(appendScript.Run(ctx, s.rdb, s.keys(thread), args...))
+	appended := &call{script: appendScript, keys: s.keys(thread), args: args}
+	listed := &call{script: touchScript, keys: s.indexKeys(), args: []any{thread}}
+	s.eval(ctx, appended, listed)
+	ok, last, err := result(appended.cmd)
+	if err == nil {
+		err = listed.cmd.Err()
+	}
 	if err != nil {
 		return wrap("append to", thread, err)
 	}
@@ -263,18 +282,40 @@ func (p pager) Wait(ctx context.Context, after int64, n int) ([]relay.Entry, err
 	if d, ok := ctx.Deadline(); ok {
 		wait = max(min(wait, time.Until(d)), time.Millisecond) // BLOCK 0 would wait forever
 	}
+	log := p.s.keys(p.thread)[logKey]
 	streams, err := p.s.rdb.XRead(ctx, &redis.XReadArgs{
-		Streams: []string{p.s.keys(p.thread)[logKey], strconv.FormatInt(after, 10)},
+		Streams: []string{log, strconv.FormatInt(after, 10)},
 		Count:   int64(n),
 		Block:   wait,
 	}).Result()
-	if errors.Is(err, redis.Nil) { // nothing new in time
-		return nil, nil
+	if errors.Is(err, redis.Nil) { // nothing new in time: the thread may be gone
+		return nil, p.gone(ctx, log, after)
 	}
 	if err != nil {
 		return nil, wrap("follow", p.thread, err)
 	}
 	return p.entries(streams[0].Messages)
+}
+
+// gone returns a *relay.RangeError when the log ends before after: the
+// thread was deleted (or expired) meanwhile.
+func (p pager) gone(ctx context.Context, log string, after int64) error {
+	top, err := p.s.rdb.XRevRangeN(ctx, log, "+", "-", 1).Result()
+	if err != nil {
+		return wrap("follow", p.thread, err)
+	}
+	last := int64(0)
+	if len(top) > 0 {
+		es, err := p.entries(top)
+		if err != nil {
+			return err
+		}
+		last = es[0].Pos
+	}
+	if last < after {
+		return &relay.RangeError{Thread: p.thread, After: after}
+	}
+	return nil
 }
 
 // entries converts stream entries to log entries.

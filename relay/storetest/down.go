@@ -42,6 +42,8 @@ func calls(tb testing.TB, ctx context.Context, s relay.Store) map[string]error {
 		"Release":        s.Release(ctx, "t", "holder"),
 		"Stop":           s.Stop(ctx, "t"),
 	}
+	_, _, errs["Threads"] = s.Threads(ctx, "", 10)
+	errs["Delete"] = s.Delete(ctx, "t")
 	return errs
 }
 

@@ -1,7 +1,8 @@
 // Package storetest holds the conformance tests that every
 // [relay.Store] implementation passes: compare-and-set appends, concurrent
 // writers, reads, following, checkpoints, trimming, isolation, context
-// cancellation, a server that goes down, leases and stops, and tenants.
+// cancellation, a server that goes down, leases and stops, tenants, the
+// listing of threads and their deletion.
 // Then the relay's scenarios on the store (part
 // 5 of issue 11): two relays running one thread at once, a relay killed
 // mid-run whose viewers another relay serves and whose run it ends, a
@@ -84,6 +85,9 @@ var tests = []struct {
 	{"Wrapped", testWrapped},
 	{"Tenants", testTenants},
 	{"TenantTooLong", testTenantTooLong},
+	{"List", testList},
+	{"ListPages", testListPages},
+	{"Delete", testDelete},
 	{"RelayOneWriter", testRelayOneWriter},
 	{"RelayKilled", testRelayKilled},
 	{"RelayAcross", testRelayAcross},
