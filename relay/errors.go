@@ -38,6 +38,11 @@ var (
 	// unexpired lease of: no relay runs a run of it.
 	ErrNotLeased = errors.New("aguistate: thread not leased")
 
+	// ErrFull reports a write that would take a [Memory] past one of its
+	// bounds when no thread can be evicted to make room: every other thread
+	// holds a lease. Nothing was written.
+	ErrFull = errors.New("aguistate: store full")
+
 	// ErrBadCursor reports a cursor that no [Store.Threads] of the store
 	// gave.
 	ErrBadCursor = errors.New("aguistate: bad cursor")

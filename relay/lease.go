@@ -13,15 +13,19 @@ func (t *memThread) leased(now time.Time) bool {
 	return t.holder != "" && now.Before(t.expires)
 }
 
-// Lease implements [Store.Lease].
+// Lease implements [Store.Lease]. It returns an error wrapping [ErrFull]
+// when the Memory holds MaxThreads threads, each with a lease, and thread
+// is not one of them.
 func (m *Memory) Lease(ctx context.Context, thread, holder, run string, ttl time.Duration) error {
 	if err := m.begin(ctx, "lease", thread); err != nil {
 		return err
 	}
-	m.s.mu.Lock()
+	now := m.s.lock()
 	defer m.s.mu.Unlock()
-	t := m.thread(thread)
-	now := time.Now()
+	t, err := m.thread(thread, now)
+	if err != nil {
+		return memError("lease", thread, err)
+	}
 	renewal := t.leased(now) && t.holder == holder
 	if t.leased(now) && !renewal {
 		return fmt.Errorf("%w: thread %q", ErrLeased, thread)
@@ -42,9 +46,9 @@ func (m *Memory) Release(ctx context.Context, thread, holder string) error {
 	if err := m.begin(ctx, "release the lease of", thread); err != nil {
 		return err
 	}
-	m.s.mu.Lock()
+	now := m.s.lock()
 	defer m.s.mu.Unlock()
-	if t := m.find(thread); t != nil && t.holder == holder {
+	if t := m.find(thread, now); t != nil && t.holder == holder {
 		t.holder, t.expires, t.stop = "", time.Time{}, false
 	}
 	return nil
@@ -55,10 +59,10 @@ func (m *Memory) Stop(ctx context.Context, thread string) error {
 	if err := m.begin(ctx, "stop", thread); err != nil {
 		return err
 	}
-	m.s.mu.Lock()
+	now := m.s.lock()
 	defer m.s.mu.Unlock()
-	t := m.find(thread)
-	if t == nil || !t.leased(time.Now()) {
+	t := m.find(thread, now)
+	if t == nil || !t.leased(now) {
 		return fmt.Errorf("%w: thread %q", ErrNotLeased, thread)
 	}
 	t.stop = true

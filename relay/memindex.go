@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"time"
 )
 
 // memIndex lists a tenant's threads that have a log, in the order of their
@@ -29,32 +28,32 @@ type memMark struct {
 
 func (mk memMark) live() bool { return mk.t.seq == mk.seq }
 
-// touch lists t at its latest append, now, as the Memory's next seq. The
-// caller holds s.mu.
-func (s *memState) touch(tenant string, t *memThread, now time.Time) {
-	x := s.tenants[tenant]
+// list lists t at its latest append, as the Memory's next seq. The caller
+// holds s.mu.
+func (s *memState) list(t *memThread) {
+	x := s.tenants[t.key.tenant]
 	if x == nil {
 		x = &memIndex{}
-		s.tenants[tenant] = x
+		s.tenants[t.key.tenant] = x
 	}
 	if t.seq == 0 {
 		x.live++
 	}
 	s.seq++
-	t.seq, t.updated = s.seq, now
+	t.seq = s.seq
 	x.marks = append(x.marks, memMark{t.seq, t})
 	x.compact()
 }
 
 // unlist removes t from its tenant's listing. The caller holds s.mu.
-func (s *memState) unlist(tenant string, t *memThread) {
+func (s *memState) unlist(t *memThread) {
 	if t.seq == 0 {
 		return
 	}
 	t.seq = 0
-	x := s.tenants[tenant]
+	x := s.tenants[t.key.tenant]
 	if x.live--; x.live == 0 {
-		delete(s.tenants, tenant)
+		delete(s.tenants, t.key.tenant)
 		return
 	}
 	x.compact()
@@ -87,25 +86,24 @@ func (m *Memory) Threads(ctx context.Context, cursor string, limit int) ([]Threa
 			return nil, "", fmt.Errorf("%w: %q", ErrBadCursor, cursor)
 		}
 	}
-	m.s.mu.Lock()
+	now := m.s.lock()
 	defer m.s.mu.Unlock()
 	x := m.s.tenants[m.tenant]
 	if x == nil {
 		return nil, "", nil
 	}
-	now := time.Now()
 	var page []ThreadInfo
 	var last uint64
 	for i := sort.Search(len(x.marks), func(i int) bool { return x.marks[i].seq >= before }) - 1; i >= 0; i-- {
 		mk := x.marks[i]
-		if !mk.live() {
-			continue
+		if until, ok := m.s.expiry(mk.t, now); !mk.live() || ok && !now.Before(until) {
+			continue // expired: the next sweep removes it
 		}
 		if len(page) == limit {
 			return page, strconv.FormatUint(last, 36), nil
 		}
 		t := mk.t
-		page = append(page, ThreadInfo{ID: t.id, UpdatedAt: t.updated, Events: t.last(), LastRunID: t.run, Running: t.leased(now)})
+		page = append(page, ThreadInfo{ID: t.key.id, UpdatedAt: t.updated, Events: t.last(), LastRunID: t.run, Running: t.leased(now)})
 		last = mk.seq
 	}
 	return page, "", nil
@@ -116,22 +114,10 @@ func (m *Memory) Delete(ctx context.Context, thread string) error {
 	if err := m.begin(ctx, "delete", thread); err != nil {
 		return err
 	}
-	m.s.mu.Lock()
+	now := m.s.lock()
 	defer m.s.mu.Unlock()
-	if t := m.find(thread); t != nil {
-		m.s.remove(memKey{m.tenant, thread}, t)
+	if t := m.find(thread, now); t != nil {
+		m.s.remove(t)
 	}
 	return nil
-}
-
-// remove removes the thread t named k, and wakes its followers. The caller
-// holds s.mu.
-func (s *memState) remove(k memKey, t *memThread) {
-	delete(s.threads, k)
-	s.unlist(k.tenant, t)
-	t.log, t.cpData = nil, nil
-	if t.wake != nil {
-		close(t.wake)
-		t.wake = nil
-	}
 }

@@ -4,6 +4,7 @@ package relay
 
 import (
 	"bytes"
+	"container/list"
 	"context"
 	"fmt"
 	"iter"
@@ -13,23 +14,55 @@ import (
 )
 
 // Memory is a [Store] that keeps threads in this process's memory: the
-// default when nothing else is configured. It is safe for concurrent use;
-// what it holds lasts as long as it does, and only Trim frees it. Its
-// tenants ([Memory.Tenant]) share one Memory's bounds and lock.
+// default when nothing else is configured. It is safe for concurrent use.
+// It holds at most [MemoryOptions] MaxThreads threads and MaxBytes bytes of
+// logs and checkpoints, evicting the least recently used thread that holds
+// no unexpired lease, as Delete removes it, to make room; and it removes
+// a thread whose log has not grown for TTL. Its tenants ([Memory.Tenant])
+// share one Memory's bounds and lock.
 type Memory struct {
 	s      *memState
 	tenant string
 	err    error // not nil for a tenant whose name is too long: every call returns it
 }
 
+// MemoryOptions configures a [Memory]. A nil *MemoryOptions means the
+// defaults.
+type MemoryOptions struct {
+	// MaxThreads is the most threads the Memory holds, of all its tenants:
+	// with a log, a checkpoint, a lease, or a follower waiting for its
+	// first event. 0 means the default, 10,000; a negative value, no bound.
+	MaxThreads int
+
+	// MaxBytes is the most bytes of events and checkpoints the Memory holds,
+	// of all its tenants (not counting the Go values around them, about 100
+	// bytes per event). 0 means the default, 512 MiB; a negative value, no
+	// bound.
+	MaxBytes int64
+
+	// TTL is how long a thread whose log does not grow is kept: from its
+	// last append, or from when the Memory first held it. A thread with an
+	// unexpired lease is kept. Expired threads are removed as the Memory is
+	// used, at least every TTL/10. 0 (the default) keeps threads until they
+	// are evicted or deleted.
+	TTL time.Duration
+}
+
 // memState is what a Memory and its tenants share.
 type memState struct {
-	root *Memory // tenant ""
+	root       *Memory // tenant ""
+	maxThreads int     // < 0: no bound
+	maxBytes   int64   // < 0: no bound
+	ttl        time.Duration
 
-	mu      sync.Mutex
-	threads map[memKey]*memThread
-	tenants map[string]*memIndex // the listing of each tenant with a thread listed
-	seq     uint64               // appends so far
+	mu        sync.Mutex
+	threads   map[memKey]*memThread
+	tenants   map[string]*memIndex // the listing of each tenant with a thread listed
+	seq       uint64               // appends so far
+	bytes     int64                // of events and checkpoints held
+	used      list.List            // of *memThread, the most recently used first
+	aging     list.List            // of *memThread, the longest unchanged first (when ttl > 0)
+	nextSweep time.Time
 }
 
 // memKey names a thread of a tenant.
@@ -38,11 +71,12 @@ type memKey struct{ tenant, id string }
 // memThread is one thread: its log from position first on, its
 // checkpoint, and its lease.
 type memThread struct {
-	id     string
+	key    memKey
 	first  int64 // position of log[0]; 1 until trimmed
 	log    [][]byte
 	cpPos  int64
 	cpData []byte        // nil when there is no checkpoint
+	bytes  int64         // of log and cpData
 	wake   chan struct{} // closed by the next append; nil while no follower waits
 
 	holder  string    // the lease's holder; "" when nobody has it
@@ -51,20 +85,33 @@ type memThread struct {
 	run     string    // the last run id given with a lease
 
 	seq     uint64    // the seq of its last append, 0 while it is not listed (no log)
-	updated time.Time // the time of its last append
+	updated time.Time // the time of its last append, or of its creation
+	use     *list.Element
+	age     *list.Element // nil when the Memory has no TTL
 }
 
 func (t *memThread) last() int64 { return t.first + int64(len(t.log)) - 1 }
 
-// NewMemory returns an empty [Memory].
-func NewMemory() *Memory {
-	s := &memState{threads: make(map[memKey]*memThread), tenants: make(map[string]*memIndex)}
+// NewMemory returns an empty [Memory] configured by opts.
+func NewMemory(opts *MemoryOptions) *Memory {
+	var o MemoryOptions
+	if opts != nil {
+		o = *opts
+	}
+	s := &memState{maxThreads: o.MaxThreads, maxBytes: o.MaxBytes, ttl: max(o.TTL, 0),
+		threads: make(map[memKey]*memThread), tenants: make(map[string]*memIndex)}
+	if s.maxThreads == 0 {
+		s.maxThreads = 10_000
+	}
+	if s.maxBytes == 0 {
+		s.maxBytes = 512 << 20
+	}
 	s.root = &Memory{s: s}
 	return s.root
 }
 
 // Tenant implements [Store.Tenant]: the Memory of tenant name, which
-// shares m's memory and lock.
+// shares m's memory, bounds and lock.
 func (m *Memory) Tenant(name string) Store {
 	if name == "" {
 		return m.s.root
@@ -88,22 +135,9 @@ func (m *Memory) begin(ctx context.Context, op, thread string) error {
 	return nil
 }
 
-// thread returns the thread named id, adding an empty one. The caller holds
-// m.s.mu.
-func (m *Memory) thread(id string) *memThread {
-	k := memKey{m.tenant, id}
-	t := m.s.threads[k]
-	if t == nil {
-		t = &memThread{id: id, first: 1}
-		m.s.threads[k] = t
-	}
-	return t
-}
-
-// find returns the thread named id, or nil. The caller holds m.s.mu.
-func (m *Memory) find(id string) *memThread { return m.s.threads[memKey{m.tenant, id}] }
-
-// Append implements [Store.Append].
+// Append implements [Store.Append]. It returns an error wrapping [ErrFull]
+// when the events do not fit in MaxBytes, even once every thread that
+// holds no lease is evicted.
 func (m *Memory) Append(ctx context.Context, thread string, pos int64, events ...[]byte) error {
 	if err := m.begin(ctx, "append to", thread); err != nil {
 		return err
@@ -111,16 +145,27 @@ func (m *Memory) Append(ctx context.Context, thread string, pos int64, events ..
 	if len(events) == 0 {
 		return nil
 	}
-	m.s.mu.Lock()
+	now := m.s.lock()
 	defer m.s.mu.Unlock()
-	t := m.thread(thread)
+	t, err := m.thread(thread, now)
+	if err != nil {
+		return memError("append to", thread, err)
+	}
 	if last := t.last(); pos != last+1 {
 		return &ConflictError{Thread: thread, Pos: pos, Last: last}
+	}
+	var size int64
+	for _, e := range events {
+		size += int64(len(e))
+	}
+	if err := m.s.room(t, size, now); err != nil {
+		return memError("append to", thread, err)
 	}
 	for _, e := range events {
 		t.log = append(t.log, bytes.Clone(e))
 	}
-	m.s.touch(m.tenant, t, time.Now())
+	m.s.grow(t, size)
+	m.s.touch(t, now)
 	if t.wake != nil {
 		close(t.wake)
 		t.wake = nil
@@ -130,31 +175,41 @@ func (m *Memory) Append(ctx context.Context, thread string, pos int64, events ..
 
 // Read implements [Store.Read].
 func (m *Memory) Read(ctx context.Context, thread string, after int64) iter.Seq2[Entry, error] {
-	return m.seq(ctx, thread, after, false)
+	return Scan(ctx, thread, after, memPager{m, thread}, false)
 }
 
 // Follow implements [Store.Follow].
 func (m *Memory) Follow(ctx context.Context, thread string, after int64) iter.Seq2[Entry, error] {
-	return m.seq(ctx, thread, after, true)
+	return Scan(ctx, thread, after, memPager{m, thread}, true)
 }
 
-// SaveCheckpoint implements [Store.SaveCheckpoint].
+// SaveCheckpoint implements [Store.SaveCheckpoint]. It returns an error
+// wrapping [ErrFull] as Append does.
 func (m *Memory) SaveCheckpoint(ctx context.Context, thread string, pos int64, data []byte) error {
 	if err := m.begin(ctx, "save the checkpoint of", thread); err != nil {
 		return err
 	}
-	m.s.mu.Lock()
+	now := m.s.lock()
 	defer m.s.mu.Unlock()
-	t := m.thread(thread)
+	t, err := m.thread(thread, now)
+	if err != nil {
+		return memError("save the checkpoint of", thread, err)
+	}
 	if last := t.last(); pos < 0 || pos > last {
 		return &ConflictError{Thread: thread, Pos: pos, Last: last}
 	}
-	if t.cpData == nil || pos >= t.cpPos {
-		t.cpPos, t.cpData = pos, bytes.Clone(data)
-		if t.cpData == nil {
-			t.cpData = []byte{}
-		}
+	if t.cpData != nil && pos < t.cpPos {
+		return nil
 	}
+	size := int64(len(data) - len(t.cpData))
+	if err := m.s.room(t, size, now); err != nil {
+		return memError("save the checkpoint of", thread, err)
+	}
+	t.cpPos, t.cpData = pos, bytes.Clone(data)
+	if t.cpData == nil {
+		t.cpData = []byte{}
+	}
+	m.s.grow(t, size)
 	return nil
 }
 
@@ -163,9 +218,9 @@ func (m *Memory) LoadCheckpoint(ctx context.Context, thread string) (int64, []by
 	if err := m.begin(ctx, "load the checkpoint of", thread); err != nil {
 		return 0, nil, err
 	}
-	m.s.mu.Lock()
+	now := m.s.lock()
 	defer m.s.mu.Unlock()
-	t := m.find(thread)
+	t := m.find(thread, now)
 	if t == nil || t.cpData == nil {
 		return 0, nil, fmt.Errorf("%w: thread %q", ErrNoCheckpoint, thread)
 	}
@@ -177,21 +232,22 @@ func (m *Memory) Trim(ctx context.Context, thread string, before int64) error {
 	if err := m.begin(ctx, "trim", thread); err != nil {
 		return err
 	}
-	m.s.mu.Lock()
+	now := m.s.lock()
 	defer m.s.mu.Unlock()
-	t := m.find(thread)
+	t := m.find(thread, now)
 	if t == nil || t.cpData == nil {
 		return nil
 	}
 	if n := min(before, t.cpPos) - t.first; n > 0 {
+		var size int64
+		for _, e := range t.log[:n] {
+			size += int64(len(e))
+		}
 		t.log = slices.Clone(t.log[n:]) // let the removed events go
 		t.first += n
+		m.s.grow(t, -size)
 	}
 	return nil
-}
-
-func (m *Memory) seq(ctx context.Context, thread string, after int64, follow bool) iter.Seq2[Entry, error] {
-	return Scan(ctx, thread, after, memPager{m, thread}, follow)
 }
 
 // memPager reads one thread of a Memory for Scan.
@@ -204,9 +260,9 @@ func (s memPager) Page(ctx context.Context, from int64, n int) ([]Entry, error) 
 	if err := s.m.begin(ctx, "read", s.thread); err != nil {
 		return nil, err
 	}
-	s.m.s.mu.Lock()
+	now := s.m.s.lock()
 	defer s.m.s.mu.Unlock()
-	t := s.m.find(s.thread)
+	t := s.m.find(s.thread, now)
 	if t == nil {
 		return nil, nil
 	}
@@ -229,10 +285,13 @@ func (s memPager) Wait(ctx context.Context, after int64, n int) ([]Entry, error)
 		if err != nil || len(page) > 0 {
 			return page, err
 		}
-		s.m.s.mu.Lock()
-		t := s.m.find(s.thread)
-		if t == nil && after == 0 {
-			t = s.m.thread(s.thread) // wait for its first append
+		now := s.m.s.lock()
+		t := s.m.find(s.thread, now)
+		if t == nil && after == 0 { // wait for its first append
+			if t, err = s.m.thread(s.thread, now); err != nil {
+				s.m.s.mu.Unlock()
+				return nil, memError("follow", s.thread, err)
+			}
 		}
 		if t == nil || t.last() < after { // deleted
 			s.m.s.mu.Unlock()
@@ -246,12 +305,19 @@ func (s memPager) Wait(ctx context.Context, after int64, n int) ([]Entry, error)
 			t.wake = make(chan struct{})
 		}
 		wake := t.wake
+		expiry := time.NewTimer(time.Duration(1<<63 - 1))
+		if until, ok := s.m.s.expiry(t, now); ok { // the thread may expire meanwhile
+			expiry.Reset(until.Sub(now) + time.Millisecond)
+		}
 		s.m.s.mu.Unlock()
 		select {
 		case <-wake:
+		case <-expiry.C:
 		case <-ctx.Done():
+			expiry.Stop()
 			return nil, memError("follow", s.thread, ctx.Err())
 		}
+		expiry.Stop()
 	}
 }
 

@@ -127,7 +127,7 @@ func New(agentURL string, opts *Options) *Relay {
 		r.o = *opts
 	}
 	if r.o.Store == nil {
-		r.o.Store = NewMemory()
+		r.o.Store = NewMemory(nil)
 	}
 	if r.o.Client == nil {
 		r.o.Client = http.DefaultClient

@@ -18,6 +18,9 @@
 // row holds a tenant, an id and a position, well under PostgreSQL's limit
 // of about 2,700 bytes).
 //
+// With a TTL ([Options].TTL), [Store.Sweep] removes the threads whose log
+// has not grown for it, and a Store sweeps every [Options].SweepEvery.
+//
 // # Errors
 //
 // A server that cannot be reached is an error wrapping the driver's,

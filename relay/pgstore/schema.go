@@ -53,8 +53,8 @@ func newTables(opts *Options) (tables, error) {
 //	                       expires timestamptz, stop smallint,
 //	                       PRIMARY KEY (tenant, thread))
 //
-// and an index of aguistate_threads on (tenant, updated_at, thread), for
-// the listing. A thread's row in aguistate_threads holds its log's last
+// and indexes of aguistate_threads on (tenant, updated_at, thread), for
+// the listing, and on updated_at, for [Store.Sweep]. A thread's row in aguistate_threads holds its log's last
 // position and the time of its last append, its last run id, and its
 // lease: every write of the thread locks that row first. Tenant names,
 // thread ids, run ids and holders are bytea, so that any bytes are one.
@@ -113,8 +113,10 @@ CREATE TABLE IF NOT EXISTS %[3]s (
 	stop smallint NOT NULL DEFAULT 0,
 	PRIMARY KEY (tenant, thread)
 );
-CREATE INDEX IF NOT EXISTS %[4]s ON %[3]s (tenant, updated_at, thread)`,
-			t.events, t.checkpoints, t.threads, pgx.Identifier{"aguistate_threads_updated"}.Sanitize()))
+CREATE INDEX IF NOT EXISTS %[4]s ON %[3]s (tenant, updated_at, thread);
+CREATE INDEX IF NOT EXISTS %[5]s ON %[3]s (updated_at)`,
+			t.events, t.checkpoints, t.threads, pgx.Identifier{"aguistate_threads_updated"}.Sanitize(),
+			pgx.Identifier{"aguistate_threads_idle"}.Sanitize()))
 		if err != nil || !fresh {
 			return err
 		}

@@ -29,8 +29,21 @@ type Options struct {
 	Schema string
 
 	// Logger, when not nil, receives a record at level Warn each time the
-	// connection that listens for appends fails (the store reconnects it).
+	// connection that listens for appends fails (the store reconnects it),
+	// and each time a periodic sweep fails.
 	Logger *slog.Logger
+
+	// TTL is how long a thread whose log does not grow is kept: from its
+	// last append, or from when the store first held it. A thread with an
+	// unexpired lease is kept. [Store.Sweep] removes the others, and a
+	// Store does every SweepEvery while it is open. 0 (the default) keeps
+	// threads until they are deleted.
+	TTL time.Duration
+
+	// SweepEvery is the time between two sweeps of a Store with a TTL, the
+	// first SweepEvery after New. 0 means the default, TTL/10 within 1 s
+	// and 10 min; a negative value means none: call Sweep yourself.
+	SweepEvery time.Duration
 }
 
 // Store is a [relay.Store] in PostgreSQL. It is safe for concurrent use,
@@ -41,7 +54,9 @@ type Store struct {
 	t    tables
 	hub  *hub
 	q    *queries
-	root *Store // tenant ""
+	ttl  time.Duration
+	sw   *sweeper // nil without periodic sweeps
+	root *Store   // tenant ""
 
 	tenant []byte // never nil, for the NOT NULL column
 	err    error  // not nil for a tenant whose name is too long: every call returns it
@@ -51,7 +66,7 @@ type Store struct {
 // the tenant, $2 the thread.
 type queries struct {
 	append, last, page, save, load, trim, lease, release, stop string
-	list, listAfter                                            string
+	list, listAfter, sweep                                     string
 	delete                                                     [3]string
 }
 
@@ -84,6 +99,16 @@ func New(pool *pgxpool.Pool, opts *Options) (*Store, error) {
 		tenant: []byte{},
 	}
 	s.root = s
+	if opts != nil && opts.TTL > 0 {
+		s.ttl = opts.TTL
+		every := opts.SweepEvery
+		if every == 0 {
+			every = min(max(s.ttl/10, time.Second), 10*time.Minute)
+		}
+		if every > 0 {
+			s.sw = s.startSweeper(every, logger)
+		}
+	}
 	return s, nil
 }
 
@@ -167,6 +192,7 @@ FROM %s WHERE tenant = $1 AND last_pos > 0 %s ORDER BY updated_at DESC, thread D
 		fmt.Sprintf(`DELETE FROM %s WHERE tenant = $1 AND thread = $2`, t.events),
 		fmt.Sprintf(`DELETE FROM %s WHERE tenant = $1 AND thread = $2`, t.checkpoints),
 	}
+	q.sweep = sweepQuery(t)
 	return &q
 }
 
@@ -176,7 +202,7 @@ func (s *Store) Tenant(name string) relay.Store {
 	if name == "" {
 		return s.root
 	}
-	t := &Store{pool: s.pool, t: s.t, hub: s.hub, q: s.q, root: s.root, tenant: []byte(name)}
+	t := &Store{pool: s.pool, t: s.t, hub: s.hub, q: s.q, ttl: s.ttl, sw: s.sw, root: s.root, tenant: []byte(name)}
 	if len(name) > relay.MaxTenant {
 		t.err = fmt.Errorf("the tenant name is %d bytes long, more than %d", len(name), relay.MaxTenant)
 	}
@@ -195,23 +221,28 @@ func (s *Store) begin(ctx context.Context, op, thread string) error {
 	return nil
 }
 
-// key returns the payload of the notifications about thread: the md5 (in
-// hex) of the thread id, after the tenant's name and its length for a
-// tenant other than "".
-func (s *Store) key(thread string) string {
+// key returns the payload of the notifications about thread.
+func (s *Store) key(thread string) string { return notifyKey(s.tenant, thread) }
+
+// notifyKey returns the payload of the notifications about a tenant's
+// thread: the md5 (in hex) of the thread id, after the tenant's name and
+// its length for a tenant other than "".
+func notifyKey(tenant []byte, thread string) string {
 	h := md5.New()
-	if len(s.tenant) > 0 {
-		h.Write(binary.AppendUvarint(nil, uint64(len(s.tenant))))
-		h.Write(s.tenant)
+	if len(tenant) > 0 {
+		h.Write(binary.AppendUvarint(nil, uint64(len(tenant))))
+		h.Write(tenant)
 	}
 	h.Write([]byte(thread))
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Close stops listening for appends: follows that wait, and later ones,
-// end with an error. It does not close the pool; close that after Close.
+// Close stops listening for appends (follows that wait, and later ones,
+// end with an error) and stops the periodic sweeps, for the Store and its
+// tenants. It does not close the pool; close that after Close.
 func (s *Store) Close() {
 	s.hub.close()
+	s.sw.close()
 }
 
 // Append implements [relay.Store.Append] with one INSERT statement that

@@ -16,7 +16,9 @@
 // prefix without braces. A tenant's keys begin PREFIX@TENANT: (the name in
 // unpadded base64url); tenant ""'s keys are PREFIX{THREAD}:log and so on,
 // as before tenants. Each tenant's threads are listed in a sorted set,
-// scored by the time of their last append ([Store.Threads]).
+// scored by the time of their last append ([Store.Threads]). With a TTL
+// ([Options].TTL), each append, checkpoint and lease sets the thread's keys
+// to expire, and Redis removes them.
 //
 // # Errors
 //

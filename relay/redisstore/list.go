@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,10 +23,12 @@ type call struct {
 	cmd    *redis.Cmd
 }
 
-// eval runs calls in one pipeline, in order, and sets their cmd. A call
-// that finds its script missing on the server (a new server, or one whose
-// scripts were flushed) did nothing: it runs again, loading its script.
+// eval runs calls in one pipeline, in order, and sets their cmd; it skips
+// nil calls. A call that finds its script missing on the server (a new
+// server, or one whose scripts were flushed) did nothing: it runs again,
+// loading its script.
 func (s *Store) eval(ctx context.Context, calls ...*call) {
+	calls = slices.DeleteFunc(calls, func(c *call) bool { return c == nil })
 	pipe := s.rdb.Pipeline()
 	for _, c := range calls {
 		c.cmd = c.script.EvalSha(ctx, pipe, c.keys, c.args...)

@@ -27,6 +27,13 @@ type Options struct {
 	// Prefix begins every key the store writes. Stores with different
 	// prefixes share nothing. Default "aguistate:".
 	Prefix string
+
+	// TTL is how long a thread whose log does not grow is kept: each
+	// append, checkpoint and lease sets its keys to expire after TTL, or
+	// with its lease when that lasts longer, and Redis removes them then.
+	// Keys that a store with a TTL wrote keep their expiry. 0 (the default)
+	// sets no expiry. Milliseconds are its unit.
+	TTL time.Duration
 }
 
 // Store is a [relay.Store] in Redis. It is safe for concurrent use, by any
@@ -34,6 +41,7 @@ type Options struct {
 type Store struct {
 	rdb    redis.UniversalClient
 	prefix string
+	ttl    int64  // milliseconds, 0 for none
 	root   *Store // tenant ""
 
 	tenant string
@@ -49,6 +57,9 @@ func New(rdb redis.UniversalClient, opts *Options) *Store {
 	if opts != nil && opts.Prefix != "" {
 		s.prefix = opts.Prefix
 	}
+	if opts != nil && opts.TTL > 0 {
+		s.ttl = max(opts.TTL.Milliseconds(), 1)
+	}
 	s.root, s.home = s, s.prefix
 	return s
 }
@@ -59,7 +70,7 @@ func (s *Store) Tenant(name string) relay.Store {
 	if name == "" {
 		return s.root
 	}
-	t := &Store{rdb: s.rdb, prefix: s.prefix, root: s.root, tenant: name,
+	t := &Store{rdb: s.rdb, prefix: s.prefix, ttl: s.ttl, root: s.root, tenant: name,
 		home: s.prefix + "@" + base64.RawURLEncoding.EncodeToString([]byte(name)) + ":"}
 	if len(name) > relay.MaxTenant {
 		t.err = fmt.Errorf("the tenant name is %d bytes long, more than %d", len(name), relay.MaxTenant)
@@ -96,14 +107,16 @@ func (s *Store) keys(thread string) []string {
 	return []string{k + ":log", k + ":cp", k + ":lease", k + ":stop", k + ":run"}
 }
 
-// indexKeys returns the keys of the tenant's listing: a sorted set of its
-// thread ids scored by the time of their last append (in microseconds, made
-// unique), PREFIX~index{@TENANT}:threads with the tenant's name in unpadded
-// base64url. Its hash tag is the tenant's, so its keys share a slot; no
-// thread's key begins with PREFIX~i.
+// indexKeys returns the keys of the tenant's listing, sorted sets of its
+// thread ids, PREFIX~index{@TENANT}:threads scored by the time of their
+// last append (in microseconds, made unique) and, with a TTL,
+// PREFIX~index{@TENANT}:expiry scored by the time their keys expire (in
+// milliseconds); the tenant's name is in unpadded base64url. Their hash tag
+// is the tenant's, so they share a slot; no thread's key begins with
+// PREFIX~i.
 func (s *Store) indexKeys() []string {
 	k := s.prefix + "~index{@" + base64.RawURLEncoding.EncodeToString([]byte(s.tenant)) + "}"
-	return []string{k + ":threads"}
+	return []string{k + ":threads", k + ":expiry"}
 }
 
 // base returns what a thread's keys begin with: HOME{THREAD}, whose hash tag
@@ -132,13 +145,13 @@ func (s *Store) Append(ctx context.Context, thread string, pos int64, events ...
 	if len(events) == 0 {
 		return nil
 	}
-	args := make([]any, 0, 1+len(events))
-	args = append(args, pos)
+	args := make([]any, 0, 2+len(events))
+	args = append(args, s.ttl, pos)
 	for _, e := range events {
 		args = append(args, e)
 	}
 	appended := &call{script: appendScript, keys: s.keys(thread), args: args}
-	listed := &call{script: touchScript, keys: s.indexKeys(), args: []any{thread}}
+	listed := &call{script: touchScript, keys: s.indexKeys(), args: []any{thread, s.ttl}}
 	s.eval(ctx, appended, listed)
 	ok, last, err := result(appended.cmd)
 	if err == nil {
@@ -170,7 +183,9 @@ func (s *Store) SaveCheckpoint(ctx context.Context, thread string, pos int64, da
 	if err := s.begin(ctx, "save the checkpoint of", thread); err != nil {
 		return err
 	}
-	ok, last, err := result(saveScript.Run(ctx, s.rdb, s.keys(thread), pos, data))
+	saved := &call{script: saveScript, keys: s.keys(thread), args: []any{s.ttl, pos, data}}
+	s.eval(ctx, saved, s.extend(thread, s.ttl))
+	ok, last, err := result(saved.cmd)
 	if err != nil {
 		return wrap("save the checkpoint of", thread, err)
 	}
@@ -218,7 +233,10 @@ func (s *Store) Lease(ctx context.Context, thread, holder, run string, ttl time.
 	if err := s.begin(ctx, "lease", thread); err != nil {
 		return err
 	}
-	res, err := leaseScript.Run(ctx, s.rdb, s.keys(thread), holder, max(ttl.Milliseconds(), 1), run).Int()
+	ms := max(ttl.Milliseconds(), 1)
+	leased := &call{script: leaseScript, keys: s.keys(thread), args: []any{s.ttl, holder, ms, run}}
+	s.eval(ctx, leased, s.extend(thread, max(s.ttl, ms)))
+	res, err := leased.cmd.Int()
 	switch {
 	case err != nil:
 		return wrap("lease", thread, err)
@@ -228,6 +246,17 @@ func (s *Store) Lease(ctx context.Context, thread, holder, run string, ttl time.
 		return fmt.Errorf("%w: thread %q", relay.ErrStopped, thread)
 	}
 	return nil
+}
+
+// extend returns the call that extends thread's expiry in its tenant's
+// listing to keep milliseconds from now, or nil when the store has no
+// TTL. Its failure is not the caller's: the listing may then drop the
+// thread early, until its next append.
+func (s *Store) extend(thread string, keep int64) *call {
+	if s.ttl == 0 {
+		return nil
+	}
+	return &call{script: extendScript, keys: s.indexKeys(), args: []any{thread, keep}}
 }
 
 // Release implements [relay.Store.Release].

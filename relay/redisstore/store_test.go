@@ -31,12 +31,23 @@ func harness(tb testing.TB) storetest.Harness {
 		}
 		tb.Skipf("Redis does not answer at %s (start it to run these tests): %v", serverAddr, err)
 	}
-	return storetest.Harness{Open: open, Addr: serverAddr}
+	return storetest.Harness{Open: open, Addr: serverAddr, Expiring: expiring}
 }
 
 // open returns a Store with key prefix ns+":" on the server at addr, and
 // deletes the keys of ns when tb ends.
 func open(tb testing.TB, ns, addr string) relay.Store {
+	return openWith(tb, ns, addr, &redisstore.Options{Prefix: ns + ":"})
+}
+
+// expiring returns a Store as open does, whose threads expire after ttl.
+func expiring(tb testing.TB, ns string, ttl time.Duration) relay.Store {
+	return openWith(tb, ns, "", &redisstore.Options{Prefix: ns + ":", TTL: ttl})
+}
+
+// openWith returns a Store configured by opts on the server at addr, and
+// deletes the keys of ns when tb ends.
+func openWith(tb testing.TB, ns, addr string, opts *redisstore.Options) relay.Store {
 	if addr == "" {
 		addr = serverAddr
 	}
@@ -51,7 +62,7 @@ func open(tb testing.TB, ns, addr string) relay.Store {
 			direct.Del(ctx, it.Val())
 		}
 	})
-	return redisstore.New(rdb, &redisstore.Options{Prefix: prefix})
+	return redisstore.New(rdb, opts)
 }
 
 func TestStore(t *testing.T) { storetest.Run(t, harness(t)) }

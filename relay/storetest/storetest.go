@@ -2,7 +2,7 @@
 // [relay.Store] implementation passes: compare-and-set appends, concurrent
 // writers, reads, following, checkpoints, trimming, isolation, context
 // cancellation, a server that goes down, leases and stops, tenants, the
-// listing of threads and their deletion.
+// listing of threads, their deletion and their expiry.
 // Then the relay's scenarios on the store (part
 // 5 of issue 11): two relays running one thread at once, a relay killed
 // mid-run whose viewers another relay serves and whose run it ends, a
@@ -41,6 +41,11 @@ type Harness struct {
 	// has none, such as [relay.Memory]: then the tests of a server that goes
 	// down are skipped.
 	Addr string
+
+	// Expiring returns a store on the namespace ns, as Open does, whose
+	// threads expire after ttl (its TTL option), with whatever removes
+	// them running often. Nil skips the tests of expiry.
+	Expiring func(tb testing.TB, ns string, ttl time.Duration) relay.Store
 }
 
 // Run runs the conformance tests on stores that h opens, each in its own
@@ -88,6 +93,7 @@ var tests = []struct {
 	{"List", testList},
 	{"ListPages", testListPages},
 	{"Delete", testDelete},
+	{"Expiry", testExpiry},
 	{"RelayOneWriter", testRelayOneWriter},
 	{"RelayKilled", testRelayKilled},
 	{"RelayAcross", testRelayAcross},
