@@ -1,5 +1,5 @@
-// The store conformance suite and benchmarks, run on Memory, and the tests of Memory's
-// bounds.
+// The store contract, the relay's scenarios and the benchmarks, run on Memory, and the tests
+// of Memory's bounds.
 
 package relay_test
 
@@ -38,7 +38,9 @@ func memoryHarness() storetest.Harness {
 	}
 }
 
-func TestMemory(t *testing.T) { storetest.Run(t, memoryHarness()) }
+func TestMemory(t *testing.T) { storetest.Store(t, memoryHarness()) }
+
+func TestMemoryRelay(t *testing.T) { storetest.Relay(t, memoryHarness()) }
 
 func BenchmarkMemory(b *testing.B) { storetest.Bench(b, memoryHarness()) }
 

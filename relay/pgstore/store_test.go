@@ -1,4 +1,4 @@
-// The store conformance suite and benchmarks, run against the PostgreSQL server on 127.0.0.1.
+// The store contract, the relay's scenarios and the benchmarks, run against PostgreSQL on 127.0.0.1.
 
 package pgstore_test
 
@@ -91,7 +91,9 @@ func openWith(tb testing.TB, addr string, opts *pgstore.Options) *pgstore.Store 
 	return s
 }
 
-func TestStore(t *testing.T) { storetest.Run(t, harness(t)) }
+func TestStore(t *testing.T) { storetest.Store(t, harness(t)) }
+
+func TestRelay(t *testing.T) { storetest.Relay(t, harness(t)) }
 
 func BenchmarkStore(b *testing.B) { storetest.Bench(b, harness(b)) }
 

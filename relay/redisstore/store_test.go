@@ -1,4 +1,4 @@
-// The store conformance suite and benchmarks, run against the Redis server on 127.0.0.1.
+// The store contract, the relay's scenarios and the benchmarks, run against Redis on 127.0.0.1.
 
 package redisstore_test
 
@@ -65,7 +65,9 @@ func openWith(tb testing.TB, ns, addr string, opts *redisstore.Options) relay.St
 	return redisstore.New(rdb, opts)
 }
 
-func TestStore(t *testing.T) { storetest.Run(t, harness(t)) }
+func TestStore(t *testing.T) { storetest.Store(t, harness(t)) }
+
+func TestRelay(t *testing.T) { storetest.Relay(t, harness(t)) }
 
 func BenchmarkStore(b *testing.B) { storetest.Bench(b, harness(b)) }
 

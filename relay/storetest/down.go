@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -81,18 +80,12 @@ func assertStoreError(t *testing.T, err error, msg string) {
 	assert.True(t, strings.HasPrefix(err.Error(), "aguistate: "), "%s: %q begins with aguistate:", msg, err)
 }
 
-// testDown opens a store whose server refuses connections: every method
-// returns an error, promptly.
+// testDown opens a store that is down (its server refuses connections):
+// every method returns an error, promptly.
 func testDown(t *testing.T, h Harness) {
-	if h.Addr == "" {
-		t.Skip("the store has no server to lose")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close()) // nothing listens there now
-	s := h.Open(t, namespace(t), addr)
-
+	o := newOutage(t, h, namespace(t))
+	o.fail()
+	s := o.open(t)
 	ctx, cancel := context.WithTimeout(testContext(t), 30*time.Second)
 	defer cancel()
 	for name, err := range calls(t, ctx, s) {
@@ -100,17 +93,14 @@ func testDown(t *testing.T, h Harness) {
 	}
 }
 
-// testCut cuts the connections of a store to its server while a writer
+// testCut cuts a store off (its connections to its server) while a writer
 // appends batches through it and a follower waits on it: the calls fail
 // with an error, the log holds whole batches including every acknowledged
-// one, and the store works again once its server is back.
+// one, and the store works again once it is back.
 func testCut(t *testing.T, h Harness) {
-	if h.Addr == "" {
-		t.Skip("the store has no server to lose")
-	}
-	p := newProxy(t, h.Addr)
 	ns := namespace(t)
-	via, direct := h.Open(t, ns, p.addr), h.Open(t, ns, "")
+	o := newOutage(t, h, ns)
+	via, direct := o.open(t), h.Open(t, ns, "")
 	ctx := testContext(t)
 
 	followed := make(chan error, 1)
@@ -126,7 +116,7 @@ func testCut(t *testing.T, h Harness) {
 	for i := 0; failures < 3 && i < 1000; i++ {
 		if i == 20 {
 			go func() { // while an append is on its way, or soon
-				p.cut()
+				o.fail()
 				close(cut)
 			}()
 		}
@@ -140,15 +130,15 @@ func testCut(t *testing.T, h Harness) {
 			continue
 		}
 		failures++
-		assertStoreError(t, err, "append through a cut connection")
+		assertStoreError(t, err, "append through a cut store")
 	}
 	require.Equal(t, 3, failures, "appends fail once the connection is cut")
 
 	select {
 	case err := <-followed:
-		assertStoreError(t, err, "follow through a cut connection")
+		assertStoreError(t, err, "follow through a cut store")
 	case <-time.After(30 * time.Second):
-		t.Error("a follow through a cut connection goes on waiting")
+		t.Error("a follow through a cut store goes on waiting")
 	}
 
 	got := mustRead(t, direct, "t", 0)
@@ -166,7 +156,7 @@ func testCut(t *testing.T, h Harness) {
 	}
 
 	<-cut
-	p.restore()
+	o.restore()
 	next := int64(len(got)) + 1
 	deadline := time.Now().Add(30 * time.Second)
 	for {

@@ -8,8 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -241,95 +239,6 @@ func testRelayOneWriter(t *testing.T, h Harness) {
 	}
 }
 
-// crashable is a store that fails every call once crash is called, as the
-// store of a relay whose process was killed: what it had written stays.
-type crashable struct {
-	relay.Store
-	crashed atomic.Bool
-}
-
-var errCrashed = errors.New("aguistate: storetest: the relay is killed")
-
-func (s *crashable) crash() { s.crashed.Store(true) }
-
-func (s *crashable) err() error {
-	if s.crashed.Load() {
-		return errCrashed
-	}
-	return nil
-}
-
-func (s *crashable) Append(ctx context.Context, thread string, pos int64, events ...[]byte) error {
-	if err := s.err(); err != nil {
-		return err
-	}
-	return s.Store.Append(ctx, thread, pos, events...)
-}
-
-func (s *crashable) Read(ctx context.Context, thread string, after int64) iter.Seq2[relay.Entry, error] {
-	return s.seq(s.Store.Read(ctx, thread, after))
-}
-
-func (s *crashable) Follow(ctx context.Context, thread string, after int64) iter.Seq2[relay.Entry, error] {
-	return s.seq(s.Store.Follow(ctx, thread, after))
-}
-
-func (s *crashable) seq(seq iter.Seq2[relay.Entry, error]) iter.Seq2[relay.Entry, error] {
-	return func(yield func(relay.Entry, error) bool) {
-		for e, err := range seq {
-			if cerr := s.err(); cerr != nil {
-				yield(relay.Entry{}, cerr)
-				return
-			}
-			if !yield(e, err) || err != nil {
-				return
-			}
-		}
-	}
-}
-
-func (s *crashable) SaveCheckpoint(ctx context.Context, thread string, pos int64, data []byte) error {
-	if err := s.err(); err != nil {
-		return err
-	}
-	return s.Store.SaveCheckpoint(ctx, thread, pos, data)
-}
-
-func (s *crashable) LoadCheckpoint(ctx context.Context, thread string) (int64, []byte, error) {
-	if err := s.err(); err != nil {
-		return 0, nil, err
-	}
-	return s.Store.LoadCheckpoint(ctx, thread)
-}
-
-func (s *crashable) Trim(ctx context.Context, thread string, before int64) error {
-	if err := s.err(); err != nil {
-		return err
-	}
-	return s.Store.Trim(ctx, thread, before)
-}
-
-func (s *crashable) Lease(ctx context.Context, thread, holder, run string, ttl time.Duration) error {
-	if err := s.err(); err != nil {
-		return err
-	}
-	return s.Store.Lease(ctx, thread, holder, run, ttl)
-}
-
-func (s *crashable) Release(ctx context.Context, thread, holder string) error {
-	if err := s.err(); err != nil {
-		return err
-	}
-	return s.Store.Release(ctx, thread, holder)
-}
-
-func (s *crashable) Stop(ctx context.Context, thread string) error {
-	if err := s.err(); err != nil {
-		return err
-	}
-	return s.Store.Stop(ctx, thread)
-}
-
 // balancer is a reverse proxy in front of one relay at a time, as a load
 // balancer in front of replicas.
 type balancer struct {
@@ -369,8 +278,8 @@ func testRelayKilled(t *testing.T, h Harness) {
 	agent := agenttest.NewScript(t, script(6))
 	release := agent.Hold(9)
 	defer release()
-	dying := &crashable{Store: h.Open(t, ns, "")}
-	a, b := newRelayServer(t, agent.URL, dying), newRelayServer(t, agent.URL, h.Open(t, ns, ""))
+	killed := newFault()
+	a, b := newRelayServer(t, agent.URL, faulty{h.Open(t, ns, ""), killed}), newRelayServer(t, agent.URL, h.Open(t, ns, ""))
 	lb := newBalancer(t, a.srv.URL)
 
 	c, ag := client(t, lb.URL, thread)
@@ -390,7 +299,7 @@ func testRelayKilled(t *testing.T, h Harness) {
 	}()
 	<-seen // the viewer joined on a
 
-	dying.crash()
+	killed.fail(false)
 	lb.switchTo(t, b.srv.URL)
 	a.srv.CloseClientConnections()
 
@@ -483,23 +392,18 @@ func testRelayRestart(t *testing.T, h Harness) {
 	assert.Equal(t, threadOf(t, want), threadOf(t, viewer))
 }
 
-// testRelayStoreDown serves a relay whose store's server is down: requests
-// fail with a clear error (503, "aguistate: ..."), nothing of the thread is
-// recorded, and once the server is back a run that was under way goes on
-// whole.
+// testRelayStoreDown serves a relay whose store is down: requests fail
+// with a clear error (503, "aguistate: ..."), nothing of the thread is
+// recorded, and once the store is back a run that was under way goes on
+// whole, though the store went down with an append on its way.
 func testRelayStoreDown(t *testing.T, h Harness) {
-	if h.Addr == "" {
-		t.Skip("the store has no server to lose")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	dead := ln.Addr().String()
-	require.NoError(t, ln.Close())
 	ns := namespace(t)
 	agent := agenttest.NewScript(t, script(5))
-	down := newRelayServer(t, agent.URL, h.Open(t, ns, dead))
+	o := newOutage(t, h, ns)
+	o.fail()
+	down := newRelayServer(t, agent.URL, o.open(t))
 	c, ag := client(t, down.srv.URL, "t")
-	_, err = c.RunAgent(testContext(t), ag, nil)
+	_, err := c.RunAgent(testContext(t), ag, nil)
 	var he *aguistate.HTTPError
 	require.ErrorAs(t, err, &he)
 	assert.Equal(t, http.StatusServiceUnavailable, he.StatusCode)
@@ -515,10 +419,10 @@ func testRelayStoreDown(t *testing.T, h Harness) {
 	assert.Zero(t, pos, "no partial thread")
 
 	// A store that goes down in the middle of a run and comes back.
-	p := newProxy(t, h.Addr)
+	o = newOutage(t, h, ns)
 	agent = agenttest.NewScript(t, script(8))
 	release := agent.Hold(6)
-	r := newRelayServer(t, agent.URL, h.Open(t, ns, p.addr), true)
+	r := newRelayServer(t, agent.URL, o.open(t), true)
 	c, ag = client(t, r.srv.URL, "u")
 	ran := make(chan error, 1)
 	go func() {
@@ -527,10 +431,10 @@ func testRelayStoreDown(t *testing.T, h Harness) {
 	}()
 	direct := h.Open(t, ns, "")
 	waitLog(t, direct, "u", 6)
-	p.cut()
+	o.fail()
 	release()
 	time.Sleep(300 * time.Millisecond) // the relay's appends fail meanwhile
-	p.restore()
+	o.restore()
 	require.NoError(t, <-ran, "the run goes on once the store is back")
 	log := logOf(t, direct, "u")
 	for i, e := range log {
