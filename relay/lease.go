@@ -1,28 +1,70 @@
-// Leases: the optional store interface that tells a running relay from a lost one.
+// Leases: Memory's leases of threads, and the stops asked of their holders.
 
 package relay
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
-// Leaser is implemented by a [Store] that also keeps leases: a thread's
-// lease names the one holder (a relay) that runs the thread's current run,
-// until it expires. The holder renews it while the run goes on; a relay
-// that finds a run open and its lease free may end the run, since nobody
-// runs it. The three stores of this module implement it.
-//
-// Expiry is measured by the store: the server's clock for a store that
-// keeps threads in a server, so that holders' clocks do not matter.
-type Leaser interface {
-	// Lease takes the lease of thread for holder until ttl from now, when
-	// no other holder has a lease of it that has not expired, and renews it
-	// when holder has it. Otherwise it changes nothing and returns an error
-	// wrapping [ErrLeased]. ttl is at least a millisecond.
-	Lease(ctx context.Context, thread, holder string, ttl time.Duration) error
+// leased reports whether t has a lease that has not expired at now.
+func (t *memThread) leased(now time.Time) bool {
+	return t.holder != "" && now.Before(t.expires)
+}
 
-	// Release ends holder's lease of thread, if holder has it; it does
-	// nothing otherwise.
-	Release(ctx context.Context, thread, holder string) error
+// Lease implements [Store.Lease]. It returns an error wrapping [ErrFull]
+// when the Memory holds MaxThreads threads, each with a lease, and thread
+// is not one of them.
+func (m *Memory) Lease(ctx context.Context, thread, holder, run string, ttl time.Duration) error {
+	if err := m.begin(ctx, "lease", thread); err != nil {
+		return err
+	}
+	now := m.s.lock()
+	defer m.s.mu.Unlock()
+	t, err := m.thread(thread, now)
+	if err != nil {
+		return memError("lease", thread, err)
+	}
+	renewal := t.leased(now) && t.holder == holder
+	if t.leased(now) && !renewal {
+		return fmt.Errorf("%w: thread %q", ErrLeased, thread)
+	}
+	stopped := renewal && t.stop
+	t.holder, t.expires, t.stop = holder, now.Add(max(ttl, time.Millisecond)), false
+	if run != "" {
+		t.run = run
+	}
+	if stopped {
+		return fmt.Errorf("%w: thread %q", ErrStopped, thread)
+	}
+	return nil
+}
+
+// Release implements [Store.Release].
+func (m *Memory) Release(ctx context.Context, thread, holder string) error {
+	if err := m.begin(ctx, "release the lease of", thread); err != nil {
+		return err
+	}
+	now := m.s.lock()
+	defer m.s.mu.Unlock()
+	if t := m.find(thread, now); t != nil && t.holder == holder {
+		t.holder, t.expires, t.stop = "", time.Time{}, false
+	}
+	return nil
+}
+
+// Stop implements [Store.Stop].
+func (m *Memory) Stop(ctx context.Context, thread string) error {
+	if err := m.begin(ctx, "stop", thread); err != nil {
+		return err
+	}
+	now := m.s.lock()
+	defer m.s.mu.Unlock()
+	t := m.find(thread, now)
+	if t == nil || !t.leased(now) {
+		return fmt.Errorf("%w: thread %q", ErrNotLeased, thread)
+	}
+	t.stop = true
+	return nil
 }

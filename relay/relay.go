@@ -58,7 +58,7 @@ type Options struct {
 	KeepEvents int
 	// LeaseTTL is how long a run's lease lasts unless renewed (a third of it
 	// between renewals), and so how soon after a relay stops another ends
-	// its run, when the store is a [Leaser]. Default 10 s.
+	// its run. Default 10 s.
 	LeaseTTL time.Duration
 	// Retry is the reconnection time sent to viewers in the SSE retry
 	// field. Default 1 s.
@@ -127,7 +127,7 @@ func New(agentURL string, opts *Options) *Relay {
 		r.o = *opts
 	}
 	if r.o.Store == nil {
-		r.o.Store = NewMemory()
+		r.o.Store = NewMemory(nil)
 	}
 	if r.o.Client == nil {
 		r.o.Client = http.DefaultClient

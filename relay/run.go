@@ -120,26 +120,20 @@ func (r *Relay) postAgent(w http.ResponseWriter, req *http.Request) {
 }
 
 // startRun starts a run of t with input in: it takes the thread's lease,
-// ends a run in progress that nobody runs (one is refused when the store
-// keeps no leases: another relay may run it), and starts the run's
-// goroutine. It returns an HTTP status with its error. The caller holds
-// t.mu and has synced t.
+// ends a run in progress that nobody runs, and starts the run's goroutine.
+// It returns an HTTP status with its error. The caller holds t.mu and has
+// synced t.
 func (r *Relay) startRun(ctx context.Context, t *thread, body []byte, in aguistate.RunAgentInput, state json.RawMessage) (*run, int, error) {
 	if t.running != nil {
 		return nil, http.StatusConflict, fmt.Errorf("aguistate: thread %q: a run is in progress", t.id)
 	}
-	l, leases := r.o.Store.(Leaser)
-	if leases {
-		if err := l.Lease(ctx, t.id, r.holder, r.o.LeaseTTL); errors.Is(err, ErrLeased) {
-			return nil, http.StatusConflict, fmt.Errorf("aguistate: thread %q: another relay runs a run of it", t.id)
-		} else if err != nil {
-			return nil, http.StatusServiceUnavailable, err
-		}
+	l := r.o.Store
+	if err := l.Lease(ctx, t.id, r.holder, in.RunID, r.o.LeaseTTL); errors.Is(err, ErrLeased) {
+		return nil, http.StatusConflict, fmt.Errorf("aguistate: thread %q: another relay runs a run of it", t.id)
+	} else if err != nil && !errors.Is(err, ErrStopped) { // a stop of a run that ended: this one is new
+		return nil, http.StatusServiceUnavailable, err
 	}
-	switch {
-	case t.c.Running() && !leases: // maybe another relay runs it: nothing tells
-		return nil, http.StatusConflict, fmt.Errorf("aguistate: thread %q: a run is in progress", t.id)
-	case t.c.Running(): // nobody runs it: this relay has its lease
+	if t.c.Running() { // nobody runs it: this relay has its lease
 		if err := t.appendOwn(ctx, runError(CodeRunLost, msgRunLost)); err != nil {
 			_ = l.Release(ctx, t.id, r.holder)
 			return nil, http.StatusServiceUnavailable, err
@@ -148,9 +142,7 @@ func (r *Relay) startRun(ctx context.Context, t *thread, body []byte, in aguista
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		if leases {
-			_ = l.Release(ctx, t.id, r.holder)
-		}
+		_ = l.Release(ctx, t.id, r.holder)
 		return nil, http.StatusServiceUnavailable, errClosed
 	}
 	ru := &run{t: t, body: body, in: in, state: state, started: make(chan error, 1), done: make(chan struct{}), lastPos: t.pos}
@@ -174,9 +166,7 @@ func (r *Relay) runRun(ru *run) {
 		}
 		ctx, cancel := r.storeContext(ru.ctx)
 		defer cancel()
-		if l, ok := r.o.Store.(Leaser); ok {
-			_ = l.Release(ctx, t.id, r.holder)
-		}
+		_ = r.o.Store.Release(ctx, t.id, r.holder)
 		t.mu.Lock()
 		t.running = nil
 		t.mu.Unlock()
@@ -445,10 +435,6 @@ func (r *Relay) finish(ru *run, cause error) {
 // renewLease renews ru's lease until the run ends, and cancels the run
 // when another relay has taken it.
 func (r *Relay) renewLease(ru *run) {
-	l, ok := r.o.Store.(Leaser)
-	if !ok {
-		return
-	}
 	tick := time.NewTicker(r.o.LeaseTTL / 3)
 	defer tick.Stop()
 	for {
@@ -457,7 +443,7 @@ func (r *Relay) renewLease(ru *run) {
 			return
 		case <-tick.C:
 		}
-		err := l.Lease(ru.ctx, ru.t.id, r.holder, r.o.LeaseTTL)
+		err := r.o.Store.Lease(ru.ctx, ru.t.id, r.holder, ru.in.RunID, r.o.LeaseTTL)
 		if errors.Is(err, ErrLeased) {
 			r.o.Logger.Warn("aguistate: relay: a run's lease was lost", "thread", ru.t.id, "run", ru.in.RunID)
 			ru.cancel(errLeaseLost)

@@ -268,14 +268,11 @@ func (t *thread) watchLease(ctx context.Context) {
 }
 
 // endOrphan ends the run in progress with a RUN_ERROR of code CodeRunLost
-// when the store is a Leaser and this relay can take the thread's lease:
-// no relay holds it, so nobody runs the run. The caller holds t.mu.
+// when this relay can take the thread's lease: no relay holds it, so
+// nobody runs the run. The caller holds t.mu.
 func (t *thread) endOrphan(ctx context.Context) {
-	l, ok := t.r.o.Store.(Leaser)
-	if !ok {
-		return
-	}
-	if err := l.Lease(ctx, t.id, t.r.holder, t.r.o.LeaseTTL); err != nil {
+	l := t.r.o.Store
+	if err := l.Lease(ctx, t.id, t.r.holder, "", t.r.o.LeaseTTL); err != nil && !errors.Is(err, ErrStopped) {
 		return
 	}
 	defer func() {

@@ -137,7 +137,7 @@ func TestRelayStalledViewer(t *testing.T) {
 	t.Run("budget", func(t *testing.T) {
 		a := newAgent(t, events)
 		release := a.Hold(1)
-		store := relay.NewMemory()
+		store := relay.NewMemory(nil)
 		r := relay.New(a.URL, &relay.Options{Store: store, CheckpointEvery: 4, KeepEvents: 4, WriteTimeout: time.Hour})
 		base, _ := stalledServer(t, r)
 		before := heapBytes()
