@@ -30,3 +30,5 @@ func TestMemory(t *testing.T) { storetest.Run(t, memoryHarness()) }
 func BenchmarkMemory(b *testing.B) { storetest.Bench(b, memoryHarness()) }
 
 func BenchmarkRelay(b *testing.B) { storetest.BenchRelay(b, memoryHarness()) }
+
+func BenchmarkLoad(b *testing.B) { storetest.BenchLoad(b, memoryHarness()) }

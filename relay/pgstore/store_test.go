@@ -85,6 +85,8 @@ func BenchmarkStore(b *testing.B) { storetest.Bench(b, harness(b)) }
 
 func BenchmarkRelay(b *testing.B) { storetest.BenchRelay(b, harness(b)) }
 
+func BenchmarkLoad(b *testing.B) { storetest.BenchLoad(b, harness(b)) }
+
 // TestSetupTextIDs: Setup alters the tables an earlier version made, with
 // text thread ids, to bytea, and their threads read as before.
 func TestSetupTextIDs(t *testing.T) {

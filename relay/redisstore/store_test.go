@@ -59,3 +59,5 @@ func TestStore(t *testing.T) { storetest.Run(t, harness(t)) }
 func BenchmarkStore(b *testing.B) { storetest.Bench(b, harness(b)) }
 
 func BenchmarkRelay(b *testing.B) { storetest.BenchRelay(b, harness(b)) }
+
+func BenchmarkLoad(b *testing.B) { storetest.BenchLoad(b, harness(b)) }
