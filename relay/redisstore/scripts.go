@@ -1,5 +1,5 @@
-// The Lua scripts that append at an expected position, save a checkpoint and trim, each
-// atomically.
+// The Lua scripts that append at an expected position (and notify followers), save a
+// checkpoint and trim, each atomically.
 
 package redisstore
 
@@ -18,17 +18,21 @@ local function last(log)
 end
 `
 
-// appendScript appends ARGV[2], ARGV[3], ... at positions ARGV[1], ... if
-// the log ends at ARGV[1]-1. It returns {1, last} after appending, {0,
-// last} when the position conflicts.
+// appendScript appends ARGV[3], ARGV[4], ... at positions ARGV[1], ... if
+// the log ends at ARGV[1]-1, and publishes the log's key on channel
+// ARGV[2]. It returns {1, last} after appending, {0, last} when the
+// position conflicts. It publishes first, so that a server that refuses
+// (an ACL without the channel) refuses the append whole; no follower reads
+// the log before the script ends, so none misses the events.
 var appendScript = redis.NewScript(lastPosition + `
 local pos = tonumber(ARGV[1])
 local n = last(KEYS[1])
 if pos ~= n + 1 then return {0, n} end
-for i = 2, #ARGV do
-  redis.call('XADD', KEYS[1], string.format('%d-0', pos + i - 2), 'e', ARGV[i])
+redis.call('PUBLISH', ARGV[2], KEYS[1])
+for i = 3, #ARGV do
+  redis.call('XADD', KEYS[1], string.format('%d-0', pos + i - 3), 'e', ARGV[i])
 end
-return {1, pos + #ARGV - 2}
+return {1, pos + #ARGV - 3}
 `)
 
 // saveScript stores ARGV[2] as the checkpoint at position ARGV[1], unless

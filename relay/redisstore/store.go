@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"iter"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -16,34 +17,50 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// block is the longest one XREAD waits in Follow, and so the longest a
-// follow goes on after its context is cancelled: the driver does not
-// interrupt a blocked read.
-const block = time.Second
-
 // Options configures a [Store]. A nil *Options means the defaults.
 type Options struct {
-	// Prefix begins every key the store writes. Stores with different
-	// prefixes share nothing. Default "aguistate:".
+	// Prefix begins every key the store writes, and names the channel its
+	// appends are published on (PREFIX + "appended"). Stores with
+	// different prefixes share nothing. Default "aguistate:".
 	Prefix string
+
+	// Logger, when not nil, receives a record at level Warn each time the
+	// subscription that wakes followers fails (the store subscribes again).
+	Logger *slog.Logger
 }
 
 // Store is a [relay.Store] and a [relay.Leaser] in Redis. It is safe for
-// concurrent use, by any number of processes on one server.
+// concurrent use, by any number of processes on one server. Call Close
+// when done with it.
 type Store struct {
 	rdb    redis.UniversalClient
 	prefix string
+	hub    *hub
 }
 
 // New returns a Store that keeps its threads in the Redis server (or
 // cluster) that rdb reaches, configured by opts. It sends nothing until
-// used. The caller keeps rdb and closes it after the last use of the Store.
+// used; its first Follow that waits opens one more connection, outside the
+// client's pool, to subscribe. The caller keeps rdb and closes it after
+// Close.
 func New(rdb redis.UniversalClient, opts *Options) *Store {
 	s := &Store{rdb: rdb, prefix: "aguistate:"}
+	logger := slog.New(slog.DiscardHandler)
 	if opts != nil && opts.Prefix != "" {
 		s.prefix = opts.Prefix
 	}
+	if opts != nil && opts.Logger != nil {
+		logger = opts.Logger
+	}
+	s.hub = newHub(rdb, s.prefix+"appended", logger)
 	return s
+}
+
+// Close stops the subscription that wakes followers: follows that wait,
+// and later ones, end with an error. It does not close the client; close
+// that after Close.
+func (s *Store) Close() {
+	s.hub.close()
 }
 
 // keys returns the keys of a thread's log and checkpoint, which share a
@@ -72,7 +89,8 @@ func (s *Store) base(thread string) string {
 }
 
 // Append implements [relay.Store.Append] with a script that checks the
-// log's last position and adds the events with XADD.
+// log's last position, adds the events with XADD and publishes the log's
+// key on the store's channel.
 func (s *Store) Append(ctx context.Context, thread string, pos int64, events ...[]byte) error {
 	if err := ctx.Err(); err != nil {
 		return wrap("append to", thread, err)
@@ -80,8 +98,8 @@ func (s *Store) Append(ctx context.Context, thread string, pos int64, events ...
 	if len(events) == 0 {
 		return nil
 	}
-	args := make([]any, 0, 1+len(events))
-	args = append(args, pos)
+	args := make([]any, 0, 2+len(events))
+	args = append(args, pos, s.hub.channel)
 	for _, e := range events {
 		args = append(args, e)
 	}
@@ -100,9 +118,11 @@ func (s *Store) Read(ctx context.Context, thread string, after int64) iter.Seq2[
 	return relay.Scan(ctx, thread, after, pager{s, thread}, false)
 }
 
-// Follow implements [relay.Store.Follow] with XRANGE for the backlog, then
-// XREAD BLOCK from the last entry read: stream ids are positions, so no
-// entry is missed or repeated between the two.
+// Follow implements [relay.Store.Follow] with XRANGE, and waits for the
+// store's subscription to name the thread (or for poll) between reads,
+// holding no connection of the client's pool while it waits. It registers
+// for the thread's notifications before each read, so that an append its
+// read misses wakes it.
 func (s *Store) Follow(ctx context.Context, thread string, after int64) iter.Seq2[relay.Entry, error] {
 	return relay.Scan(ctx, thread, after, pager{s, thread}, true)
 }
@@ -199,25 +219,27 @@ func (p pager) Page(ctx context.Context, from int64, n int) ([]relay.Entry, erro
 }
 
 func (p pager) Wait(ctx context.Context, after int64, n int) ([]relay.Entry, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, wrap("follow", p.thread, err)
+	closed := fmt.Errorf("aguistate: redis: follow thread %q: the store is closed", p.thread)
+	key := p.s.keys(p.thread)[0]
+	ch := p.s.hub.register(key)
+	if ch == nil {
+		return nil, closed
 	}
-	wait := block
-	if d, ok := ctx.Deadline(); ok {
-		wait = max(min(wait, time.Until(d)), time.Millisecond) // BLOCK 0 would wait forever
+	defer p.s.hub.unregister(key, ch)
+	for {
+		page, err := p.Page(ctx, after+1, n)
+		if err != nil || len(page) > 0 {
+			return page, err
+		}
+		select {
+		case <-ch:
+		case <-time.After(p.s.hub.poll):
+		case <-p.s.hub.closed:
+			return nil, closed
+		case <-ctx.Done():
+			return nil, wrap("follow", p.thread, ctx.Err())
+		}
 	}
-	streams, err := p.s.rdb.XRead(ctx, &redis.XReadArgs{
-		Streams: []string{p.s.keys(p.thread)[0], strconv.FormatInt(after, 10)},
-		Count:   int64(n),
-		Block:   wait,
-	}).Result()
-	if errors.Is(err, redis.Nil) { // nothing new in time
-		return nil, nil
-	}
-	if err != nil {
-		return nil, wrap("follow", p.thread, err)
-	}
-	return p.entries(streams[0].Messages)
 }
 
 // entries converts stream entries to log entries.
