@@ -140,3 +140,18 @@ func BenchmarkStore(b *testing.B) { storetest.Bench(b, harness(b)) }
 func BenchmarkRelay(b *testing.B) { storetest.BenchRelay(b, harness(b)) }
 
 func BenchmarkLoad(b *testing.B) { storetest.BenchLoad(b, harness(b)) }
+
+// BenchmarkLoadPool runs [storetest.BenchLoad] on clients whose pools are
+// smaller than go-redis's default (10 connections per GOMAXPROCS), to size
+// the pool: see "Redis" in docs/server.md.
+func BenchmarkLoadPool(b *testing.B) {
+	h := harness(b)
+	for _, size := range []int{1, 2, 4} {
+		b.Run(fmt.Sprintf("pool=%d", size), func(b *testing.B) {
+			h.Open = func(tb testing.TB, ns, _ string) relay.Store {
+				return openClient(tb, ns, redis.NewClient(&redis.Options{Addr: serverAddr, PoolSize: size}), nil)
+			}
+			storetest.BenchLoad(b, h)
+		})
+	}
+}
