@@ -5,6 +5,7 @@ package redisstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"sync"
@@ -126,7 +127,10 @@ var errNoPong = errors.New("no answer to a ping")
 // listen subscribes on a new connection and wakes the followers that
 // notifications name until the connection fails or ctx ends.
 func (h *hub) listen(ctx context.Context) error {
-	ps := h.rdb.Subscribe(ctx, h.channel)
+	ps, err := h.subscribe(ctx)
+	if err != nil {
+		return err
+	}
 	defer ps.Close()
 	unblock := context.AfterFunc(ctx, func() { _ = ps.Close() })
 	defer unblock()
@@ -154,6 +158,17 @@ func (h *hub) listen(ctx context.Context) error {
 			h.wake(msg.Payload)
 		}
 	}
+}
+
+// subscribe returns the client's subscription to h.channel. A go-redis
+// Ring panics when none of its shards is up: that is an error here.
+func (h *hub) subscribe(ctx context.Context) (ps *redis.PubSub, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("subscribe: %v", p)
+		}
+	}()
+	return h.rdb.Subscribe(ctx, h.channel), nil
 }
 
 // wake wakes the followers of the thread whose log key is key.
