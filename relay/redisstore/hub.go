@@ -44,7 +44,8 @@ type hub struct {
 	rdb     redis.UniversalClient
 	channel string
 	logger  *slog.Logger
-	poll    time.Duration // poll, but in tests
+	poll    time.Duration // poll and pingEvery, but in tests
+	ping    time.Duration
 
 	mu      sync.Mutex
 	waiters map[string]map[chan struct{}]bool // by log key
@@ -59,6 +60,7 @@ func newHub(rdb redis.UniversalClient, channel string, logger *slog.Logger) *hub
 		channel: channel,
 		logger:  logger,
 		poll:    poll,
+		ping:    pingEvery,
 		waiters: make(map[string]map[chan struct{}]bool),
 		closed:  make(chan struct{}),
 	}
@@ -136,7 +138,7 @@ func (h *hub) listen(ctx context.Context) error {
 	defer unblock()
 	pinged := false
 	for {
-		msg, err := ps.ReceiveTimeout(ctx, pingEvery)
+		msg, err := ps.ReceiveTimeout(ctx, h.ping)
 		if ne := net.Error(nil); errors.As(err, &ne) && ne.Timeout() {
 			if pinged {
 				return errNoPong

@@ -63,7 +63,7 @@ func TestSubscriptionLost(t *testing.T) {
 	logs := &warnCount{}
 	rdb := redis.NewClient(&redis.Options{Addr: serverAddr, ClientName: ns})
 	s := openClient(t, ns, rdb, &redisstore.Options{Logger: slog.New(logs)})
-	redisstore.SetPoll(s, time.Hour)
+	redisstore.SetTiming(s, time.Hour, time.Minute)
 
 	got := make(chan int64)
 	go func() {
@@ -93,6 +93,39 @@ func TestSubscriptionLost(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the follower missed the event appended while the store subscribed again")
 	}
+}
+
+// TestSubscriptionPings lets a follower wait on a subscription pinged
+// every 20 ms: each ping is answered, so the subscription is never taken
+// for lost (nothing is logged), and an append still wakes the follower
+// (the poll is off).
+func TestSubscriptionPings(t *testing.T) {
+	harness(t) // skips without a server
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	logs := &warnCount{}
+	s := openClient(t, testNamespace("ping"), redis.NewClient(&redis.Options{Addr: serverAddr}),
+		&redisstore.Options{Logger: slog.New(logs)})
+	redisstore.SetTiming(s, time.Hour, 20*time.Millisecond)
+
+	got := make(chan int64)
+	go func() {
+		for e, err := range s.Follow(ctx, "t", 0) {
+			if err != nil {
+				return
+			}
+			got <- e.Pos
+		}
+	}()
+	time.Sleep(500 * time.Millisecond) // about 25 pings
+	require.NoError(t, s.Append(ctx, "t", 1, []byte(`{"n":1}`)))
+	select {
+	case pos := <-got:
+		assert.Equal(t, int64(1), pos)
+	case <-ctx.Done():
+		t.Fatal("the follower missed the event")
+	}
+	assert.Zero(t, logs.n.Load(), "warnings: a ping taken for a lost subscription")
 }
 
 // TestCloseEndsFollow closes a store while a follower waits: the follow

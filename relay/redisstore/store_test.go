@@ -108,7 +108,14 @@ func TestFollowHoldsNoConnection(t *testing.T) {
 		})
 	}
 
-	time.Sleep(200 * time.Millisecond) // the follows read their empty logs and wait
+	// Each follow reads its empty log twice (its backlog, then before it
+	// waits) and waits: 2×follows commands, then none in flight.
+	gets := func() uint32 { st := rdb.PoolStats(); return st.Hits + st.Misses }
+	for deadline := time.Now().Add(5 * time.Second); gets() < 2*follows || inUse() > 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			break
+		}
+	}
 	for range 20 {
 		require.Zero(t, inUse(), "connections of the pool in use while %d follows wait", follows)
 		time.Sleep(10 * time.Millisecond)
