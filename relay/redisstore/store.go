@@ -118,9 +118,9 @@ func (s *Store) Read(ctx context.Context, thread string, after int64) iter.Seq2[
 	return relay.Scan(ctx, thread, after, pager{s, thread}, false)
 }
 
-// Follow implements [relay.Store.Follow] with XRANGE, and waits for the
-// store's subscription to name the thread (or for poll) between reads,
-// holding no connection of the client's pool while it waits. It registers
+// Follow implements [relay.Store.Follow] with XRANGE, and between reads
+// waits for the store's subscription to name the thread (or for 5 s),
+// holding no connection of the client's pool. It registers
 // for the thread's notifications before each read, so that an append its
 // read misses wakes it.
 func (s *Store) Follow(ctx context.Context, thread string, after int64) iter.Seq2[relay.Entry, error] {
@@ -219,11 +219,10 @@ func (p pager) Page(ctx context.Context, from int64, n int) ([]relay.Entry, erro
 }
 
 func (p pager) Wait(ctx context.Context, after int64, n int) ([]relay.Entry, error) {
-	closed := fmt.Errorf("aguistate: redis: follow thread %q: the store is closed", p.thread)
 	key := p.s.keys(p.thread)[0]
 	ch := p.s.hub.register(key)
 	if ch == nil {
-		return nil, closed
+		return nil, p.closed()
 	}
 	defer p.s.hub.unregister(key, ch)
 	for {
@@ -235,11 +234,16 @@ func (p pager) Wait(ctx context.Context, after int64, n int) ([]relay.Entry, err
 		case <-ch:
 		case <-time.After(p.s.hub.poll):
 		case <-p.s.hub.closed:
-			return nil, closed
+			return nil, p.closed()
 		case <-ctx.Done():
 			return nil, wrap("follow", p.thread, ctx.Err())
 		}
 	}
+}
+
+// closed returns the error of a follow on a closed Store.
+func (p pager) closed() error {
+	return fmt.Errorf("aguistate: redis: follow thread %q: the store is closed", p.thread)
 }
 
 // entries converts stream entries to log entries.
