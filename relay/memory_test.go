@@ -46,6 +46,8 @@ func BenchmarkMemory(b *testing.B) { storetest.Bench(b, memoryHarness()) }
 
 func BenchmarkRelay(b *testing.B) { storetest.BenchRelay(b, memoryHarness()) }
 
+func BenchmarkLoad(b *testing.B) { storetest.BenchLoad(b, memoryHarness()) }
+
 // has reports whether m holds thread: a log, or a checkpoint.
 func has(t *testing.T, m relay.Store, thread string) bool {
 	t.Helper()

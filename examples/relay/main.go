@@ -10,8 +10,12 @@
 //
 // -agent is the agent's run endpoint. -listen is the address to serve on.
 // -store keeps the threads: "memory" (the default) in this process, a
-// redis:// URL in Redis (go-redis ParseURL), a postgres:// URL in
-// PostgreSQL (pgx, which creates its tables when they do not exist).
+// redis:// URL in Redis (go-redis ParseURL, whose query sizes the client:
+// pool_size, pool_timeout, min_idle_conns, max_idle_conns,
+// max_active_conns, dial_timeout, read_timeout, ...), a postgres:// URL in
+// PostgreSQL (pgx, which creates its tables when they do not exist; its
+// query takes pool_max_conns and the like). The line the relay writes
+// when it listens gives the pool's size.
 // Relays that share a Redis or PostgreSQL store serve the same threads:
 // a viewer may join on any of them. -H sets one header on every request to
 // the agent; it may repeat.
@@ -83,7 +87,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, listening chan<- 
 	}
 
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	store, closeStore, err := openStore(ctx, *storeURL, logger)
+	store, where, closeStore, err := openStore(ctx, *storeURL, logger)
 	if errors.Is(err, errUsage) {
 		fmt.Fprintln(stderr, "error:", err)
 		return 2
@@ -103,7 +107,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, listening chan<- 
 	srv := &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	fmt.Fprintf(stderr, "relay: http://%s in front of %s, threads in %s\n", ln.Addr(), *agent, storeName(*storeURL))
+	fmt.Fprintf(stderr, "relay: http://%s in front of %s, threads in %s\n", ln.Addr(), *agent, where)
 	if listening != nil {
 		listening <- ln.Addr().String()
 	}
@@ -124,43 +128,47 @@ func run(ctx context.Context, args []string, stderr io.Writer, listening chan<- 
 // errUsage reports a -store value that names no store.
 var errUsage = errors.New("-store is memory, a redis:// URL or a postgres:// URL")
 
-// openStore returns the store that url names, checked to answer, and a
-// function that closes it.
-func openStore(ctx context.Context, url string, logger *slog.Logger) (relay.Store, func(), error) {
+// openStore returns the store that url names, checked to answer, where it
+// is (for the log: the URL without its password, and the size of the
+// connection pool), and a function that closes it.
+func openStore(ctx context.Context, url string, logger *slog.Logger) (relay.Store, string, func(), error) {
 	ping, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	switch {
 	case url == "memory":
-		return relay.NewMemory(nil), func() {}, nil
+		return relay.NewMemory(nil), "memory", func() {}, nil
 	case strings.HasPrefix(url, "redis://"), strings.HasPrefix(url, "rediss://"):
 		opt, err := redis.ParseURL(url)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
+			return nil, "", nil, fmt.Errorf("%w: %w", errUsage, err)
 		}
 		redis.SetLogger(redisLog{logger})
 		rdb := redis.NewClient(opt)
 		if err := rdb.Ping(ping).Err(); err != nil {
 			rdb.Close()
-			return nil, nil, fmt.Errorf("aguistate: the store does not answer at %s: %w", opt.Addr, err)
+			return nil, "", nil, fmt.Errorf("aguistate: the store does not answer at %s: %w", opt.Addr, err)
 		}
-		return redisstore.New(rdb, nil), func() { rdb.Close() }, nil
+		s := redisstore.New(rdb, &redisstore.Options{Logger: logger})
+		where := fmt.Sprintf("%s (a pool of %d connections)", storeName(url), rdb.Options().PoolSize)
+		return s, where, func() { s.Close(); rdb.Close() }, nil
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
 		pool, err := pgxpool.New(ctx, url)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
+			return nil, "", nil, fmt.Errorf("%w: %w", errUsage, err)
 		}
 		if err := pgstore.Setup(ping, pool, nil); err != nil {
 			pool.Close()
-			return nil, nil, fmt.Errorf("aguistate: the store does not answer: %w", err)
+			return nil, "", nil, fmt.Errorf("aguistate: the store does not answer: %w", err)
 		}
 		s, err := pgstore.New(pool, &pgstore.Options{Logger: logger})
 		if err != nil {
 			pool.Close()
-			return nil, nil, err
+			return nil, "", nil, err
 		}
-		return s, func() { s.Close(); pool.Close() }, nil
+		where := fmt.Sprintf("%s (a pool of %d connections)", storeName(url), pool.Config().MaxConns)
+		return s, where, func() { s.Close(); pool.Close() }, nil
 	}
-	return nil, nil, errUsage
+	return nil, "", nil, errUsage
 }
 
 // storeName returns url without its password, for a log line.

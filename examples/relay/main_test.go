@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -50,6 +51,12 @@ func (b *lockedBuffer) String() string {
 // start runs the command with args in the background and returns its base
 // URL; it stops it when t ends, and checks that it exits with 0.
 func start(t *testing.T, args ...string) string {
+	base, _ := startLogged(t, args...)
+	return base
+}
+
+// startLogged is start, and returns the command's standard error too.
+func startLogged(t *testing.T, args ...string) (string, *lockedBuffer) {
 	ctx, cancel := context.WithCancel(context.Background())
 	listening := make(chan string, 1)
 	exited := make(chan int, 1)
@@ -62,11 +69,11 @@ func start(t *testing.T, args ...string) string {
 			assert.Equal(t, 0, <-exited, "exit status after a signal; stderr:\n%s", stderr.String())
 		})
 		assert.Contains(t, stderr.String(), "relay: http://"+addr)
-		return "http://" + addr
+		return "http://" + addr, &stderr
 	case code := <-exited:
 		cancel()
 		t.Fatalf("exit status %d: %s", code, stderr.String())
-		return ""
+		return "", nil
 	}
 }
 
@@ -167,6 +174,26 @@ func TestRelay(t *testing.T) {
 	}
 }
 
+// TestPoolSize sizes the connection pool of each store from its URL: the
+// line the relay writes when it listens gives the size, the default when
+// the URL does not set it.
+func TestPoolSize(t *testing.T) {
+	agent := agenttest.NewScript(t, script)
+	var cases []struct{ store, want string }
+	if url := redisURL(t); url != "" {
+		cases = append(cases,
+			struct{ store, want string }{url + "?pool_size=3&pool_timeout=2s", "a pool of 3 connections"},
+			struct{ store, want string }{url, fmt.Sprintf("a pool of %d connections", 10*runtime.GOMAXPROCS(0))})
+	}
+	if url := pgURL(t); url != "" {
+		cases = append(cases, struct{ store, want string }{url + "?pool_max_conns=3", "a pool of 3 connections"})
+	}
+	for _, tt := range cases {
+		_, stderr := startLogged(t, "-agent", agent.URL, "-store", tt.store)
+		assert.Contains(t, stderr.String(), tt.want, tt.store)
+	}
+}
+
 // TestUsage checks the exit status of bad usage, and of a store that does
 // not answer.
 func TestUsage(t *testing.T) {
@@ -179,6 +206,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"-agent", "http://127.0.0.1:1", "-store", "mysql://x"}, 2, "-store is memory"},
 		{[]string{"-agent", "http://127.0.0.1:1", "extra"}, 2, "usage:"},
 		{[]string{"-agent", "http://127.0.0.1:1", "-store", "redis://127.0.0.1:1"}, 1, "error: aguistate: the store does not answer"},
+		{[]string{"-agent", "http://127.0.0.1:1", "-store", "redis://127.0.0.1:1?poolsize=3"}, 2, "unexpected option: poolsize"},
 		{[]string{"-agent", "http://127.0.0.1:1", "-listen", "256.0.0.1:1"}, 1, "error:"},
 	} {
 		var stderr bytes.Buffer

@@ -1,6 +1,6 @@
 // Package agenttest serves a fake AG-UI agent for tests: every run streams
 // the events a script gives for its input, as SSE, and may wait before one
-// of them.
+// of them, or between each two.
 package agenttest
 
 import (
@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Agent is a fake AG-UI agent on a loopback address (its URL).
@@ -21,6 +22,7 @@ type Agent struct {
 	inputs [][]byte
 	hold   chan struct{}
 	holdAt int
+	pace   time.Duration
 }
 
 // New starts an Agent whose runs stream events, and stops it when tb ends.
@@ -41,7 +43,7 @@ func (a *Agent) serve(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
 	a.mu.Lock()
 	a.inputs = append(a.inputs, body)
-	hold, holdAt := a.hold, a.holdAt
+	hold, holdAt, pace := a.hold, a.holdAt, a.pace
 	a.mu.Unlock()
 	w.Header().Set("Content-Type", "text/event-stream")
 	rc := http.NewResponseController(w)
@@ -50,6 +52,14 @@ func (a *Agent) serve(w http.ResponseWriter, req *http.Request) {
 			_ = rc.Flush()
 			select {
 			case <-hold:
+			case <-req.Context().Done():
+				return
+			}
+		}
+		if pace > 0 && i > 0 {
+			_ = rc.Flush()
+			select {
+			case <-time.After(pace):
 			case <-req.Context().Done():
 				return
 			}
@@ -68,6 +78,14 @@ func (a *Agent) Hold(i int) (release func()) {
 	a.mu.Unlock()
 	var once sync.Once
 	return func() { once.Do(func() { close(ch) }) }
+}
+
+// Pace makes the runs that start after it wait d before each event but
+// the first, so that a run of n events lasts (n-1)·d.
+func (a *Agent) Pace(d time.Duration) {
+	a.mu.Lock()
+	a.pace = d
+	a.mu.Unlock()
 }
 
 // Inputs returns the bodies of the run requests so far.

@@ -99,6 +99,8 @@ func BenchmarkStore(b *testing.B) { storetest.Bench(b, harness(b)) }
 
 func BenchmarkRelay(b *testing.B) { storetest.BenchRelay(b, harness(b)) }
 
+func BenchmarkLoad(b *testing.B) { storetest.BenchLoad(b, harness(b)) }
+
 // readAll returns the entries of thread's log in s, and the error that
 // ended the read.
 func readAll(ctx context.Context, s relay.Store, thread string) ([]relay.Entry, error) {

@@ -7,18 +7,21 @@
 // hash with the checkpoint (fields "pos" and "data"); a string that
 // expires, holding its lease's holder, and another beside it while a stop
 // is asked; and a string with its last run id. Appends, checkpoints, trims,
-// leases and stops run as Lua scripts, so each check and the write it
-// guards are atomic. Follow reads the stream with XREAD BLOCK: every
+// leases, stops and deletes run as Lua scripts, so each check and the write
+// it guards are atomic. An append (and a delete) also publishes the log's
+// key on the channel PREFIX+"appended"; each Store subscribes to it and
+// wakes the thread's followers, which read the stream with XRANGE: every
 // replica following a thread sees each append, whichever replica made it.
 // The keys of a thread share a hash tag that is never empty, "{THREAD}" (up
 // to the id's first "}"), or "{CRC}" for an id that is empty or begins with
 // "}", so the store works on a Redis Cluster too, for any thread id and a
-// prefix without braces. A tenant's keys begin PREFIX@TENANT: (the name in
-// unpadded base64url); tenant ""'s keys are PREFIX{THREAD}:log and so on,
-// as before tenants. Each tenant's threads are listed in a sorted set,
-// scored by the time of their last append ([Store.Threads]). With a TTL
-// ([Options].TTL), each append, checkpoint and lease sets the thread's keys
-// to expire, and Redis removes them.
+// prefix without braces; there PUBLISH reaches every node, so one
+// subscription hears the appends to every slot. A tenant's keys begin
+// PREFIX@TENANT: (the name in unpadded base64url); tenant ""'s keys are
+// PREFIX{THREAD}:log and so on, as before tenants. Each tenant's threads
+// are listed in a sorted set, scored by the time of their last append
+// ([Store.Threads]). With a TTL ([Options].TTL), each append, checkpoint
+// and lease sets the thread's keys to expire, and Redis removes them.
 //
 // # Errors
 //
@@ -26,9 +29,16 @@
 // beginning "aguistate: redis:". An append cut off in the middle has
 // written all its events or none; read the log to know which.
 //
-// # Concurrency
+// # Connections
 //
-// Each Follow holds one of the client's connections while it waits, up to
-// a second at a time, and notices a cancelled context within that second.
-// Share one Follow per thread among the viewers of a process.
+// Every call, Follow's reads included, borrows a connection of the
+// client's pool for one command and gives it back: a Follow that waits
+// holds none, and ends as soon as its context does. The subscription is
+// one more connection, outside the pool (go-redis's pub/sub connections),
+// opened by the first Follow that waits and kept until [Store.Close]; a
+// subscription lost is made again, and wakes every follower so that none
+// misses an append. A follower also reads its log every 5 s, whatever it
+// hears. The server must let the client's user publish and subscribe to
+// the channel (with an ACL, "&PREFIX*" or "allchannels"): an append that
+// cannot publish fails and writes nothing.
 package redisstore

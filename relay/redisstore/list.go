@@ -117,13 +117,13 @@ func (s *Store) Threads(ctx context.Context, cursor string, limit int) ([]relay.
 }
 
 // Delete implements [relay.Store.Delete]: it removes the thread's keys, and
-// its listing entry in the same round trip. Its followers, which wait up to
-// a second at a time, then find the log ended before their position.
+// its listing entry in the same round trip, and publishes the log's key:
+// its followers wake and find the log ended before their position.
 func (s *Store) Delete(ctx context.Context, thread string) error {
 	if err := s.begin(ctx, "delete", thread); err != nil {
 		return err
 	}
-	deleted := &call{script: deleteScript, keys: s.keys(thread)}
+	deleted := &call{script: deleteScript, keys: s.keys(thread), args: []any{s.hub.channel}}
 	unlisted := &call{script: unlistScript, keys: s.indexKeys(), args: []any{thread, math.MaxInt64}}
 	s.eval(ctx, deleted, unlisted)
 	for _, c := range []*call{deleted, unlisted} {

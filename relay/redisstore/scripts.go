@@ -1,5 +1,5 @@
-// The Lua scripts that append at an expected position, save a checkpoint, trim, lease and
-// stop, each atomically.
+// The Lua scripts that append at an expected position (and notify followers), save a
+// checkpoint, trim, lease, stop and delete, each atomically.
 
 package redisstore
 
@@ -33,18 +33,23 @@ local function refresh(ttl)
 end
 `
 
-// appendScript appends ARGV[3], ARGV[4], ... at positions ARGV[2], ... if
-// the log ends at ARGV[2]-1, and refreshes the thread's expiry. It returns
-// {1, last} after appending, {0, last} when the position conflicts.
+// appendScript appends ARGV[4], ARGV[5], ... at positions ARGV[2], ... if
+// the log ends at ARGV[2]-1, publishes the log's key on channel ARGV[3],
+// and refreshes the thread's expiry. It returns {1, last} after appending,
+// {0, last} when the position conflicts. It publishes first, so that a
+// server that refuses (an ACL without the channel) refuses the append
+// whole; no follower reads the log before the script ends, so none misses
+// the events.
 var appendScript = redis.NewScript(lastPosition + refresh + `
 local pos = tonumber(ARGV[2])
 local n = last(KEYS[1])
 if pos ~= n + 1 then return {0, n} end
-for i = 3, #ARGV do
-  redis.call('XADD', KEYS[1], string.format('%d-0', pos + i - 3), 'e', ARGV[i])
+redis.call('PUBLISH', ARGV[3], KEYS[1])
+for i = 4, #ARGV do
+  redis.call('XADD', KEYS[1], string.format('%d-0', pos + i - 4), 'e', ARGV[i])
 end
 refresh(tonumber(ARGV[1]))
-return {1, pos + #ARGV - 3}
+return {1, pos + #ARGV - 4}
 `)
 
 // saveScript stores ARGV[3] as the checkpoint at position ARGV[2], unless
@@ -167,8 +172,10 @@ local run = redis.call('GET', KEYS[5]) or ''
 return {last(KEYS[1]), run, redis.call('EXISTS', KEYS[3])}
 `)
 
-// deleteScript removes every key of a thread.
+// deleteScript removes every key of a thread and publishes its log's key
+// on channel ARGV[1], which wakes its followers.
 var deleteScript = redis.NewScript(`
+redis.call('PUBLISH', ARGV[1], KEYS[1])
 return redis.call('DEL', unpack(KEYS))
 `)
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"iter"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -17,16 +18,16 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// block is the longest one XREAD waits in Follow, and so the longest a
-// follow goes on after its context is cancelled: the driver does not
-// interrupt a blocked read.
-const block = time.Second
-
 // Options configures a [Store]. A nil *Options means the defaults.
 type Options struct {
-	// Prefix begins every key the store writes. Stores with different
-	// prefixes share nothing. Default "aguistate:".
+	// Prefix begins every key the store writes, and names the channel its
+	// appends are published on (PREFIX + "appended"). Stores with
+	// different prefixes share nothing. Default "aguistate:".
 	Prefix string
+
+	// Logger, when not nil, receives a record at level Warn each time the
+	// subscription that wakes followers fails (the store subscribes again).
+	Logger *slog.Logger
 
 	// TTL is how long a thread whose log does not grow is kept: each
 	// append, checkpoint and lease sets its keys to expire after TTL, or
@@ -37,12 +38,13 @@ type Options struct {
 }
 
 // Store is a [relay.Store] in Redis. It is safe for concurrent use, by any
-// number of processes on one server.
+// number of processes on one server. Call Close when done with it.
 type Store struct {
 	rdb    redis.UniversalClient
 	prefix string
 	ttl    int64  // milliseconds, 0 for none
 	root   *Store // tenant ""
+	hub    *hub   // the root's, shared by every tenant
 
 	tenant string
 	home   string // what the keys of the tenant's threads begin with
@@ -51,17 +53,31 @@ type Store struct {
 
 // New returns a Store that keeps its threads in the Redis server (or
 // cluster) that rdb reaches, configured by opts. It sends nothing until
-// used. The caller keeps rdb and closes it after the last use of the Store.
+// used; its first Follow that waits opens one more connection, outside the
+// client's pool, to subscribe. The caller keeps rdb and closes it after
+// Close.
 func New(rdb redis.UniversalClient, opts *Options) *Store {
 	s := &Store{rdb: rdb, prefix: "aguistate:"}
+	logger := slog.New(slog.DiscardHandler)
 	if opts != nil && opts.Prefix != "" {
 		s.prefix = opts.Prefix
 	}
 	if opts != nil && opts.TTL > 0 {
 		s.ttl = max(opts.TTL.Milliseconds(), 1)
 	}
+	if opts != nil && opts.Logger != nil {
+		logger = opts.Logger
+	}
 	s.root, s.home = s, s.prefix
+	s.hub = newHub(rdb, s.prefix+"appended", logger)
 	return s
+}
+
+// Close stops the subscription that wakes followers, of every tenant:
+// follows that wait, and later ones, end with an error. It does not close
+// the client; close that after Close.
+func (s *Store) Close() {
+	s.hub.close()
 }
 
 // Tenant implements [relay.Store.Tenant]. A tenant's keys begin with
@@ -70,7 +86,7 @@ func (s *Store) Tenant(name string) relay.Store {
 	if name == "" {
 		return s.root
 	}
-	t := &Store{rdb: s.rdb, prefix: s.prefix, ttl: s.ttl, root: s.root, tenant: name,
+	t := &Store{rdb: s.rdb, prefix: s.prefix, ttl: s.ttl, root: s.root, hub: s.hub, tenant: name,
 		home: s.prefix + "@" + base64.RawURLEncoding.EncodeToString([]byte(name)) + ":"}
 	if len(name) > relay.MaxTenant {
 		t.err = fmt.Errorf("the tenant name is %d bytes long, more than %d", len(name), relay.MaxTenant)
@@ -134,7 +150,8 @@ func (s *Store) base(thread string) string {
 }
 
 // Append implements [relay.Store.Append] with a script that checks the
-// log's last position and adds the events with XADD, and one that lists the
+// log's last position, adds the events with XADD and publishes the log's
+// key on the store's channel, and one that lists the
 // thread at the front of its tenant's listing, in one round trip. The
 // listing is in another hash slot than the thread's keys, so the two are
 // not one atomic step (see Threads).
@@ -145,8 +162,8 @@ func (s *Store) Append(ctx context.Context, thread string, pos int64, events ...
 	if len(events) == 0 {
 		return nil
 	}
-	args := make([]any, 0, 2+len(events))
-	args = append(args, s.ttl, pos)
+	args := make([]any, 0, 3+len(events))
+	args = append(args, s.ttl, pos, s.hub.channel)
 	for _, e := range events {
 		args = append(args, e)
 	}
@@ -171,9 +188,11 @@ func (s *Store) Read(ctx context.Context, thread string, after int64) iter.Seq2[
 	return relay.Scan(ctx, thread, after, pager{s, thread}, false)
 }
 
-// Follow implements [relay.Store.Follow] with XRANGE for the backlog, then
-// XREAD BLOCK from the last entry read: stream ids are positions, so no
-// entry is missed or repeated between the two.
+// Follow implements [relay.Store.Follow] with XRANGE, and between reads
+// waits for the store's subscription to name the thread (or for 5 s),
+// holding no connection of the client's pool. It registers for the
+// thread's notifications before each read, so that an append its read
+// misses wakes it.
 func (s *Store) Follow(ctx context.Context, thread string, after int64) iter.Seq2[relay.Entry, error] {
 	return relay.Scan(ctx, thread, after, pager{s, thread}, true)
 }
@@ -307,23 +326,36 @@ func (p pager) Wait(ctx context.Context, after int64, n int) ([]relay.Entry, err
 	if err := p.s.begin(ctx, "follow", p.thread); err != nil {
 		return nil, err
 	}
-	wait := block
-	if d, ok := ctx.Deadline(); ok {
-		wait = max(min(wait, time.Until(d)), time.Millisecond) // BLOCK 0 would wait forever
-	}
 	log := p.s.keys(p.thread)[logKey]
-	streams, err := p.s.rdb.XRead(ctx, &redis.XReadArgs{
-		Streams: []string{log, strconv.FormatInt(after, 10)},
-		Count:   int64(n),
-		Block:   wait,
-	}).Result()
-	if errors.Is(err, redis.Nil) { // nothing new in time: the thread may be gone
-		return nil, p.gone(ctx, log, after)
+	ch := p.s.hub.register(log)
+	if ch == nil {
+		return nil, p.closed()
 	}
-	if err != nil {
-		return nil, wrap("follow", p.thread, err)
+	defer p.s.hub.unregister(log, ch)
+	for woken := false; ; woken = true {
+		page, err := p.Page(ctx, after+1, n)
+		if err != nil || len(page) > 0 {
+			return page, err
+		}
+		if woken { // and nothing new: the thread may be gone (Delete publishes too)
+			if err := p.gone(ctx, log, after); err != nil {
+				return nil, err
+			}
+		}
+		select {
+		case <-ch:
+		case <-time.After(p.s.hub.poll):
+		case <-p.s.hub.closed:
+			return nil, p.closed()
+		case <-ctx.Done():
+			return nil, wrap("follow", p.thread, ctx.Err())
+		}
 	}
-	return p.entries(streams[0].Messages)
+}
+
+// closed returns the error of a follow on a closed Store.
+func (p pager) closed() error {
+	return fmt.Errorf("aguistate: redis: follow thread %q: the store is closed", p.thread)
 }
 
 // gone returns a *relay.RangeError when the log ends before after: the

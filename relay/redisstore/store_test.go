@@ -4,7 +4,9 @@ package redisstore_test
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +14,8 @@ import (
 	"github.com/aguistate/aguistate/relay/redisstore"
 	"github.com/aguistate/aguistate/relay/storetest"
 	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // serverAddr is the Redis server the tests use.
@@ -51,9 +55,22 @@ func openWith(tb testing.TB, ns, addr string, opts *redisstore.Options) relay.St
 	if addr == "" {
 		addr = serverAddr
 	}
-	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	return openClient(tb, ns, redis.NewClient(&redis.Options{Addr: addr}), opts)
+}
+
+// openClient returns a Store with key prefix ns+":" on rdb, configured by
+// opts (its Prefix is set); when tb ends it closes the Store and rdb, and
+// deletes the keys of ns.
+func openClient(tb testing.TB, ns string, rdb *redis.Client, opts *redisstore.Options) *redisstore.Store {
 	prefix := ns + ":"
+	o := redisstore.Options{}
+	if opts != nil {
+		o = *opts
+	}
+	o.Prefix = prefix
+	s := redisstore.New(rdb, &o)
 	tb.Cleanup(func() {
+		s.Close()
 		rdb.Close()
 		direct := redis.NewClient(&redis.Options{Addr: serverAddr})
 		defer direct.Close()
@@ -62,7 +79,76 @@ func openWith(tb testing.TB, ns, addr string, opts *redisstore.Options) relay.St
 			direct.Del(ctx, it.Val())
 		}
 	})
-	return redisstore.New(rdb, opts)
+	return s
+}
+
+// testNamespace returns a namespace for a test of this package, unique
+// across processes.
+func testNamespace(name string) string {
+	return fmt.Sprintf("aguistate_test_%s_%d_%d", name, os.Getpid(), time.Now().UnixNano())
+}
+
+// TestFollowHoldsNoConnection follows three times as many idle threads as
+// the client's pool has connections: while the follows wait, none of the
+// pool's connections is in use (one pub/sub connection outside it serves
+// them all), appends go through, and each follow gets its thread's event;
+// once the follows end, no connection is in use either.
+func TestFollowHoldsNoConnection(t *testing.T) {
+	harness(t) // skips without a server
+	const pool, follows = 4, 12
+	rdb := redis.NewClient(&redis.Options{Addr: serverAddr, PoolSize: pool, PoolTimeout: 2 * time.Second})
+	s := openClient(t, testNamespace("pool"), rdb, nil)
+	inUse := func() int {
+		st := rdb.PoolStats()
+		return int(st.TotalConns) - int(st.IdleConns)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	followCtx, stop := context.WithCancel(ctx)
+	got := make(chan relay.Entry, follows)
+	var ended sync.WaitGroup
+	for i := range follows {
+		ended.Go(func() {
+			for e, err := range s.Follow(followCtx, fmt.Sprint("t", i), 0) {
+				if err != nil {
+					assert.ErrorIs(t, err, context.Canceled, "follow %d", i)
+					return
+				}
+				got <- e
+			}
+		})
+	}
+
+	// Each follow reads its empty log twice (its backlog, then before it
+	// waits) and waits: 2×follows commands, then none in flight.
+	gets := func() uint32 { st := rdb.PoolStats(); return st.Hits + st.Misses }
+	for deadline := time.Now().Add(5 * time.Second); gets() < 2*follows || inUse() > 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			break
+		}
+	}
+	for range 20 {
+		require.Zero(t, inUse(), "connections of the pool in use while %d follows wait", follows)
+		time.Sleep(10 * time.Millisecond)
+	}
+	assert.Equal(t, uint32(1), rdb.PoolStats().PubSubStats.Active, "pub/sub connections")
+	for i := range follows {
+		require.NoError(t, s.Append(ctx, fmt.Sprint("t", i), 1, []byte(fmt.Sprintf(`{"n":%d}`, i))))
+	}
+	seen := map[string]bool{}
+	for range follows {
+		select {
+		case e := <-got:
+			seen[string(e.Event)] = true
+		case <-ctx.Done():
+			t.Fatalf("%d of %d follows got their event", len(seen), follows)
+		}
+	}
+	assert.Len(t, seen, follows, "each follow got its thread's event")
+
+	stop()
+	ended.Wait()
+	assert.Zero(t, inUse(), "connections of the pool in use once the follows ended")
 }
 
 func TestStore(t *testing.T) { storetest.Store(t, harness(t)) }
@@ -72,3 +158,20 @@ func TestRelay(t *testing.T) { storetest.Relay(t, harness(t)) }
 func BenchmarkStore(b *testing.B) { storetest.Bench(b, harness(b)) }
 
 func BenchmarkRelay(b *testing.B) { storetest.BenchRelay(b, harness(b)) }
+
+func BenchmarkLoad(b *testing.B) { storetest.BenchLoad(b, harness(b)) }
+
+// BenchmarkLoadPool runs [storetest.BenchLoad] on clients whose pools are
+// smaller than go-redis's default (10 connections per GOMAXPROCS), to size
+// the pool: see "Redis" in docs/server.md.
+func BenchmarkLoadPool(b *testing.B) {
+	h := harness(b)
+	for _, size := range []int{1, 2, 4} {
+		b.Run(fmt.Sprintf("pool=%d", size), func(b *testing.B) {
+			h.Open = func(tb testing.TB, ns, _ string) relay.Store {
+				return openClient(tb, ns, redis.NewClient(&redis.Options{Addr: serverAddr, PoolSize: size}), nil)
+			}
+			storetest.BenchLoad(b, h)
+		})
+	}
+}
