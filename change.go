@@ -30,6 +30,12 @@ type Change struct {
 	// Added, Replaced and Removed are the ids of the messages the event
 	// appended or inserted, changed in place (by value), and dropped.
 	Added, Replaced, Removed []string
+	// Pieces are what the event did to the text of messages and the
+	// arguments of tool calls as they stream, in order: starts, text
+	// appended, ends (see [Piece]). A local change has none, and neither
+	// has the Change in which [Consumer.Follow] adopts a prelude: read
+	// the messages that Added and Replaced name.
+	Pieces []Piece
 	// Warning is the *[EventError] of a skipped event, or nil. It wraps
 	// [ErrPatchFailed], [ErrStateRejected] or [ErrNoTarget]. What a
 	// skipped event may still change is in [Consumer.Apply].
@@ -84,6 +90,14 @@ func (c *Consumer) Subscribe(fn func(Change)) (cancel func()) {
 	}
 }
 
+// listening reports whether anyone subscribes, so that a Change need
+// not be described in full for no one.
+func (s *subscribers) listening() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.fns) > 0
+}
+
 // notify delivers ch to every subscriber.
 func (c *Consumer) notify(ch Change) {
 	if ch.Warning != nil {
@@ -131,5 +145,6 @@ func (c *Consumer) deliver(fn func(Change), i int, ch Change) {
 	ch.Added = append([]string(nil), ch.Added...)
 	ch.Replaced = append([]string(nil), ch.Replaced...)
 	ch.Removed = append([]string(nil), ch.Removed...)
+	ch.Pieces = append([]Piece(nil), ch.Pieces...)
 	fn(ch)
 }

@@ -26,10 +26,11 @@ type Consumer struct {
 	subs      subscribers
 	streaming atomic.Bool // claimed by RunAgent and Follow while they run
 
-	mu     sync.Mutex   // serialises writers; guards what follows
-	concat jsonv.Concat // makes streamed text cost its length once
-	edit   *jsonv.Edit  // the batch of edits of the change being made, sealed between changes
-	work   txn          // the change being made; see begin and done
+	mu      sync.Mutex   // serialises writers; guards what follows
+	concat  jsonv.Concat // makes streamed text cost its length once
+	edit    *jsonv.Edit  // the batch of edits of the change being made, sealed between changes
+	work    txn          // the change being made; see begin and done
+	touched []construct  // the buffer of work.streamed.touched between changes, empty
 }
 
 // view is everything a reader can see. It is never changed once published:
@@ -133,6 +134,9 @@ func (c *Consumer) apply(event []byte, id *string) (Event, error) {
 	}
 	ch.StateChanged = t.stateChanged()
 	ch.Diverged = t.next.diverged
+	if c.subs.listening() {
+		ch.Pieces = t.pieces(old)
+	}
 	c.publish(t)
 	c.notify(ch)
 	return ev, nil
@@ -265,12 +269,20 @@ func (c *Consumer) begin(old *view) *txn {
 	next := new(view)
 	*next = *old
 	c.work = txn{old: old, next: next, opts: &c.opts, concat: &c.concat, edit: c.edit}
+	c.work.streamed.touched, c.touched = c.touched, nil
 	return &c.work
 }
 
 // done ends the work of a change, so that the Consumer keeps nothing of
-// it: neither the view it started from nor one that failed.
-func (c *Consumer) done() { c.work = txn{} }
+// it: neither the view it started from nor one that failed. It keeps the
+// small buffer of the constructs the change touched, emptied, for the next.
+func (c *Consumer) done() {
+	if b := c.work.streamed.touched; cap(b) <= 16 {
+		clear(b[:cap(b)])
+		c.touched = b[:0]
+	}
+	c.work = txn{}
+}
 
 // check returns an error wrapping ErrLimit when the view t built exceeds a
 // limit, or one wrapping ErrStateRejected when Options.ValidateState

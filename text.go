@@ -105,8 +105,10 @@ func (t *txn) appendText(k constructKind, id, delta string, meta *jsonv.Node) {
 	if !ok {
 		return
 	}
-	v := t.with(m.v, "content", t.concatText(m.v.Get("content"), delta))
-	t.editMessage(i, m, t.mergeMetadata(v, meta))
+	before := m.v.Get("content")
+	after := t.concatText(before, delta)
+	t.editMessage(i, m, t.mergeMetadata(t.with(m.v, "content", after), meta))
+	t.appendedText(k, id, before, after, delta)
 }
 
 // textEnd applies the END event of a construct of kind k: the message

@@ -114,8 +114,10 @@ func (t *txn) appendToolArgs(id, delta string, meta *jsonv.Node) {
 		t.noTarget("tool call %s has no \"function\" object", jsonv.Quote(id))
 		return
 	}
-	fn = t.with(fn, "arguments", t.concatText(fn.Get("arguments"), delta))
-	t.setToolCall(r, t.mergeMetadata(t.with(r.call, "function", fn), meta))
+	before := fn.Get("arguments")
+	after := t.concatText(before, delta)
+	t.setToolCall(r, t.mergeMetadata(t.with(r.call, "function", t.with(fn, "arguments", after)), meta))
+	t.appendedText(toolConstruct, id, before, after, delta)
 }
 
 // toolEnd applies TOOL_CALL_END: the open call takes the event's metadata

@@ -24,6 +24,7 @@ type txn struct {
 	patchChanged bool        // whether that delta changed the state
 
 	warn                     error    // the reason the event was skipped, if it was
+	streamed                 streamed // what the Pieces of its Change are made of (piece.go)
 	added, replaced, removed []string // message ids, in the order of the edits
 	tooLarge                 error    // why the first message added or replaced that exceeds a limit does
 }
