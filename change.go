@@ -4,6 +4,7 @@ package aguistate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -38,7 +39,9 @@ type Change struct {
 	Pieces []Piece
 	// Warning is the *[EventError] of a skipped event, or nil. It wraps
 	// [ErrPatchFailed], [ErrStateRejected] or [ErrNoTarget]. What a
-	// skipped event may still change is in [Consumer.Apply].
+	// skipped event may still change is in [Consumer.Apply]. It wraps
+	// [ErrProtocolVersion] for an event of another protocol version, which
+	// applies unless it wraps one of the others too.
 	Warning error
 	// Diverged is [Consumer.Diverged] after the event.
 	Diverged bool
@@ -103,7 +106,11 @@ func (c *Consumer) notify(ch Change) {
 	if ch.Warning != nil {
 		var ee *EventError
 		ee, _ = ch.Warning.(*EventError)
-		c.log(slog.LevelWarn, "aguistate: event skipped",
+		msg := "aguistate: event skipped"
+		if !skipped(ch.Warning) {
+			msg = "aguistate: event of another protocol version"
+		}
+		c.log(slog.LevelWarn, msg,
 			slog.Int("event", ch.Event.Position), slog.String("type", ch.Event.Type), slog.Any("err", ee.Err))
 	}
 	s := &c.subs
@@ -121,6 +128,11 @@ func (c *Consumer) notify(ch Change) {
 	for i, fn := range fns {
 		c.deliver(fn, i, ch)
 	}
+}
+
+// skipped reports whether warning w says that its event was skipped.
+func skipped(w error) bool {
+	return errors.Is(w, ErrNoTarget) || errors.Is(w, ErrPatchFailed) || errors.Is(w, ErrStateRejected)
 }
 
 // log writes a record to Options.Logger, when there is one. The event has

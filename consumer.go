@@ -129,8 +129,8 @@ func (c *Consumer) apply(event []byte, id *string) (Event, error) {
 		t.next.eventID = *id
 	}
 	ch := Change{Event: ev, Added: t.added, Replaced: t.replaced, Removed: t.removed}
-	if t.warn != nil {
-		ch.Warning = &EventError{Position: ev.Position, Type: ev.Type, Err: t.warn}
+	if w := t.warning(); w != nil {
+		ch.Warning = &EventError{Position: ev.Position, Type: ev.Type, Err: w}
 	}
 	ch.StateChanged = t.stateChanged()
 	ch.Diverged = t.next.diverged

@@ -53,6 +53,14 @@ var (
 	// of the thread the Consumer holds ([Consumer.ThreadID]). Nothing was
 	// sent: a Consumer holds one thread, so use a new one for another.
 	ErrThreadMismatch = sentinel("thread id mismatch")
+
+	// ErrProtocolVersion reports a producer that speaks another version of
+	// AG-UI than [ProtocolVersion]: an event of a version before 1.0 read
+	// as its 1.0 equivalent, as the reference client's runAgent reads it
+	// (THINKING_* events, a REASONING_MESSAGE_START with the role
+	// "assistant"), or a RUN_STARTED that declares a newer major version.
+	// It is a warning, and the only one whose event applies: log it.
+	ErrProtocolVersion = sentinel("another protocol version")
 )
 
 // Kinds of failure that name themselves in messages but that a caller

@@ -465,7 +465,7 @@ func ExampleConsumer_NextInput() {
 	body, _ := in.MarshalJSON()
 	fmt.Println(string(body))
 	// Output:
-	// {"threadId":"t1","runId":"r2","tools":[{"name":"search"}],"context":[],"forwardedProps":{},"state":{"step":1},"messages":[{"id":"a1","role":"assistant","content":"Which city?"},{"id":"u2","role":"user","content":"Rome"}]}
+	// {"threadId":"t1","runId":"r2","protocolVersion":"1.0","tools":[{"name":"search"}],"context":[],"forwardedProps":{},"state":{"step":1},"messages":[{"id":"a1","role":"assistant","content":"Which city?"},{"id":"u2","role":"user","content":"Rome"}]}
 }
 
 // Checkpoint and Restore carry a thread across a restart: the restored

@@ -6,6 +6,7 @@ package aguistate
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
@@ -51,14 +52,20 @@ func (t *txn) checkLifecycle(typ string) error {
 // runStarted starts a run (AG-UI RUN_STARTED): it records the thread and
 // run ids and applies the event's optional "input" as [Consumer.StartRun]
 // does. A RUN_STARTED while a run is active ends that run and starts this
-// one. Every construct closes.
+// one. Every construct closes. A protocolVersion of a newer major version
+// than this package's, or outside the grammar MAJOR.MINOR, is noted.
 func (t *txn) runStarted(ev *jsonv.Node) error {
 	f := eventFields(ev)
 	thread, run := f.str("threadId"), f.str("runId")
 	f.optStr("parentRunId")
+	version, declared := f.optStr("protocolVersion")
 	input := f.opt("input", jsonv.Object)
 	if f.err != nil {
 		return f.err
+	}
+	if declared && !speaks(version) {
+		t.note("the producer declares protocol version %s; this package speaks %s, and reads what it knows of a newer major version",
+			jsonv.Quote(version), ProtocolVersion)
 	}
 	if input != nil {
 		in, err := readRunInput(input)
@@ -72,6 +79,25 @@ func (t *txn) runStarted(ev *jsonv.Node) error {
 	t.clearScopes()
 	t.next.ends = nil
 	return nil
+}
+
+// speaks reports whether a producer that declares protocol version v
+// speaks a version this package reads: v is MAJOR.MINOR, two decimal
+// numbers, and its major version is not newer than [ProtocolVersion]'s. A
+// newer minor version adds only what this package keeps verbatim; a value
+// outside the grammar is taken for a newer one, as the reference client
+// takes it.
+func speaks(v string) bool {
+	major, minor, ok := strings.Cut(v, ".")
+	digits := func(s string) bool {
+		return s != "" && strings.Trim(s, "0123456789") == ""
+	}
+	if !ok || !digits(major) || !digits(minor) {
+		return false
+	}
+	major = strings.TrimLeft(major, "0")
+	ours, _, _ := strings.Cut(ProtocolVersion, ".")
+	return len(major) < len(ours) || len(major) == len(ours) && major <= ours
 }
 
 // runInput applies a run's input. Its state, when present, becomes the
