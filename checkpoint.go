@@ -56,7 +56,8 @@ func (v *view) checkpoint() []byte {
 
 // checkpointScopes adds to a checkpoint the members that are written only
 // when they hold something: the run's steps, reasoning spans and subagents,
-// the events that ended it, and the stream's event id.
+// the events that ended it, the stream's event id, and the ids that a
+// pre-1.0 producer's THINKING_* events continue.
 func (v *view) checkpointScopes(cp *jsonv.Node) *jsonv.Node {
 	if v.steps.Len() > 0 {
 		steps := make([]*jsonv.Node, 0, v.steps.Len())
@@ -84,6 +85,10 @@ func (v *view) checkpointScopes(cp *jsonv.Node) *jsonv.Node {
 	}
 	if v.eventID != "" {
 		cp = jsonv.WithMember(cp, "eventId", jsonv.NewString(v.eventID))
+	}
+	if v.thinking != (thinkingIDs{}) {
+		cp = jsonv.WithMember(cp, "thinking", jsonv.NewObjectOf([]string{"messageId", "spanId"},
+			optString(v.thinking.message, v.thinking.message != ""), optString(v.thinking.span, v.thinking.span != "")))
 	}
 	return cp
 }
@@ -287,6 +292,14 @@ func (t *txn) restoreScopes(n *jsonv.Node) error {
 	}
 	steps, spans, subs, ends := list("steps"), list("spans"), list("subagents"), list("ends")
 	t.next.eventID, _ = f.optStr("eventId")
+	if thinking := f.opt("thinking", jsonv.Object); thinking != nil {
+		g := &fields{n: thinking, kind: errBadCheckpoint}
+		t.next.thinking.message, _ = g.optID("messageId")
+		t.next.thinking.span, _ = g.optID("spanId")
+		if g.err != nil {
+			return fmt.Errorf("%w (in \"thinking\")", g.err)
+		}
+	}
 	if f.err != nil {
 		return f.err
 	}

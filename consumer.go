@@ -51,6 +51,7 @@ type view struct {
 	subagents       keyedSet[subagent]  // subagents the run started, in order
 	ends            []*jsonv.Node       // RUN_FINISHED and RUN_ERROR that ended the last run; never edited
 	eventID         string              // the SSE id of the stream after the last event applied from one
+	thinking        thinkingIDs         // what a pre-1.0 producer's THINKING_* events continue (legacy.go)
 }
 
 // nextPosition is the position of the next event given to the Consumer
@@ -172,6 +173,7 @@ func (c *Consumer) step(old *view, ev *Event, text []byte) (*txn, error) {
 		return nil, err
 	}
 	t := c.begin(old)
+	t.pos = ev.Position
 	if err := t.dispatch(*ev); err != nil {
 		return nil, err
 	}

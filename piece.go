@@ -18,7 +18,9 @@ import (
 // chunk expansion ends it), or to the end of its run (RUN_STARTED,
 // RUN_FINISHED, RUN_ERROR), or to a MESSAGES_SNAPSHOT that drops it. Each
 // Start has one End, in the Change of the event that ends it. A chunk that
-// goes on with a message whose chunk stream has ended starts it again. The
+// goes on with a message whose chunk stream has ended starts it again; a
+// CONTENT or ARGS event that goes on with it starts and ends it in one
+// piece. The
 // Text of its pieces, joined, is the message's text ([Message.Text]) as the
 // stream made it, or the call's arguments ([ToolCall].Arguments), but for a
 // lone UTF-16 high surrogate at the end, which is held back until the next
@@ -151,6 +153,9 @@ func (t *txn) pieces(old *view) []Piece {
 		p := Piece{Start: !was && is, End: was && !is}
 		if s.appended.kind == c.kind && s.appended.id == c.id {
 			p.Text = s.text
+			if !was && !is { // a construct whose chunk stream ended, continued by another event
+				p.Start, p.End = true, true
+			}
 		}
 		if !p.Start && !p.End && p.Text == "" {
 			return

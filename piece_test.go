@@ -252,7 +252,7 @@ func TestPiecesPair(t *testing.T) {
 				}
 			}
 		})
-		for _, ev := range genEvents(r, 60) {
+		for _, ev := range genLegacyEvents(r, 60) {
 			_ = c.Apply([]byte(ev))
 			v := c.cur.Load()
 			streaming := map[construct]bool{}

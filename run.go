@@ -75,6 +75,7 @@ func (t *txn) runStarted(ev *jsonv.Node) error {
 		t.runInput(in)
 	}
 	t.next.threadID, t.next.runID, t.next.run = thread, run, runActive
+	t.next.thinking = thinkingIDs{}
 	t.closeConstructs()
 	t.clearScopes()
 	t.next.ends = nil

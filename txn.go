@@ -17,6 +17,7 @@ type txn struct {
 	old    *view
 	next   *view // a view of its own, never inside the txn: publishing it keeps nothing else
 	opts   *Options
+	pos    int           // the position of the event being applied, 0 for a local change
 	concat *jsonv.Concat // the Consumer's, for text that streams in pieces
 	edit   *jsonv.Edit   // the batch of the change's edits of messages and the list
 
