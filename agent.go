@@ -91,6 +91,9 @@ type RunResult struct {
 	// Result is RUN_FINISHED's "result", or the zero Value (null) when it
 	// has none.
 	Result Value
+	// Usage is RUN_FINISHED's token usage, one entry per provider and
+	// model, or nil when it has none. A failed run's is in [RunError].
+	Usage []Usage
 }
 
 // RunAgent runs the thread's next run on agent a, over the AG-UI HTTP
@@ -178,6 +181,7 @@ func (c *Consumer) result(before messageList, end Event, err error) (RunResult, 
 	if r := end.v.Get("result"); r != nil {
 		res.Result = valueOf(r)
 	}
+	res.Usage, _ = readUsage(end.v) // Apply checked it
 	return res, nil
 }
 
@@ -223,6 +227,7 @@ func runErrorOf(ev Event) *RunError {
 	if code := ev.v.Get("code"); code != nil && code.Kind() == jsonv.String {
 		e.Code = code.Text()
 	}
+	e.Usage, _ = readUsage(ev.v)
 	return e
 }
 

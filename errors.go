@@ -196,8 +196,9 @@ func (e *HTTPError) Error() string {
 // it; the run failed. [Consumer.RunAgent] returns it; use [errors.As] to
 // get it.
 type RunError struct {
-	Message string // the event's "message"
-	Code    string // the event's "code", or "" when it has none
+	Message string  // the event's "message"
+	Code    string  // the event's "code", or "" when it has none
+	Usage   []Usage // the tokens the run used before it failed, or nil
 }
 
 // Error returns "aguistate: run failed: MESSAGE", with " (code CODE)" when

@@ -144,15 +144,19 @@ func (t *txn) runInput(in RunAgentInput) {
 }
 
 // runFinished ends a run (AG-UI RUN_FINISHED). Its threadId and runId
-// must be those of the run's RUN_STARTED, when one started it. An outcome
-// of type "interrupt" makes its interrupts the pending ones; any other
-// outcome, or none, leaves none pending. Every construct closes.
+// must be those of the run's RUN_STARTED, when one started it, and its
+// usage well formed (readUsage). An outcome of type "interrupt" makes its
+// interrupts the pending ones; any other outcome, or none, leaves none
+// pending. Every construct closes.
 func (t *txn) runFinished(ev *jsonv.Node) error {
 	f := eventFields(ev)
 	thread, run := f.str("threadId"), f.str("runId")
 	outcome := f.opt("outcome", jsonv.Object)
 	if f.err != nil {
 		return f.err
+	}
+	if _, err := readUsage(ev); err != nil {
+		return err
 	}
 	if t.next.run == runActive && (thread != t.next.threadID || run != t.next.runID) {
 		return fmt.Errorf("%w: it ends run %s of thread %s, but the run that RUN_STARTED started is %s of thread %s",
@@ -192,13 +196,17 @@ func (t *txn) runFinished(ev *jsonv.Node) error {
 	return nil
 }
 
-// runError ends a run that failed (AG-UI RUN_ERROR). Every construct
-// closes; the pending interrupts stay.
+// runError ends a run that failed (AG-UI RUN_ERROR), whose usage must be
+// well formed (readUsage). Every construct closes; the pending interrupts
+// stay.
 func (t *txn) runError(ev *jsonv.Node) error {
 	f := eventFields(ev)
 	f.str("message")
 	if f.err != nil {
 		return f.err
+	}
+	if _, err := readUsage(ev); err != nil {
+		return err
 	}
 	if t.next.run == runFinished {
 		t.next.ends = append(slices.Clip(t.next.ends), ev)
