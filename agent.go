@@ -91,6 +91,10 @@ type RunResult struct {
 	// Result is RUN_FINISHED's "result", or the zero Value (null) when it
 	// has none.
 	Result Value
+	// PendingToolCalls are the tool calls the run left for the client to
+	// answer ([Consumer.PendingToolCalls]) when Outcome is "success".
+	// Answer them with [ToolMessage] in the next run's messages.
+	PendingToolCalls []ToolCall
 	// Usage is RUN_FINISHED's token usage, one entry per provider and
 	// model, or nil when it has none. A failed run's is in [RunError].
 	Usage []Usage
@@ -175,8 +179,11 @@ func (c *Consumer) result(before messageList, end Event, err error) (RunResult, 
 			res.Outcome = typ.Text()
 		}
 	}
-	if res.Outcome == "interrupt" {
+	switch res.Outcome {
+	case "interrupt":
 		res.Interrupts = c.Interrupts()
+	case "success":
+		res.PendingToolCalls = c.PendingToolCalls()
 	}
 	if r := end.v.Get("result"); r != nil {
 		res.Result = valueOf(r)

@@ -49,6 +49,7 @@ type view struct {
 	steps           keyedSet[openStep]  // open steps of the run, in the order they opened
 	spans           keyedSet[openSpan]  // open reasoning spans of the run, in order
 	subagents       keyedSet[subagent]  // subagents the run started, in order
+	calls           keyedSet[runCall]   // tool calls the last run started, in order (pending.go)
 	ends            []*jsonv.Node       // RUN_FINISHED and RUN_ERROR that ended the last run; never edited
 	eventID         string              // the SSE id of the stream after the last event applied from one
 	thinking        thinkingIDs         // what a pre-1.0 producer's THINKING_* events continue (legacy.go)

@@ -256,7 +256,7 @@ func checkReadBack(t testing.TB, c *Consumer, opts *Options, where string) {
 			if err := r.Apply([]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"read-back"}`)); err != nil {
 				t.Fatalf("%s: %v", where, err)
 			}
-			held.run, held.threadID, held.runID, held.ends, held.thinking = runActive, "t", "read-back", nil, thinkingIDs{}
+			held.run, held.threadID, held.runID, held.ends, held.thinking, held.calls = runActive, "t", "read-back", nil, thinkingIDs{}, keyedSet[runCall]{}
 		}
 		if err := r.Apply([]byte(ev)); err != nil {
 			t.Fatalf("%s: %s: %v", where, what, err)

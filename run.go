@@ -75,7 +75,7 @@ func (t *txn) runStarted(ev *jsonv.Node) error {
 		t.runInput(in)
 	}
 	t.next.threadID, t.next.runID, t.next.run = thread, run, runActive
-	t.next.thinking = thinkingIDs{}
+	t.next.thinking, t.next.calls = thinkingIDs{}, keyedSet[runCall]{}
 	t.closeConstructs()
 	t.clearScopes()
 	t.next.ends = nil
@@ -171,8 +171,11 @@ func (t *txn) runFinished(ev *jsonv.Node) error {
 		return nil
 	}
 	o := eventFields(outcome)
-	if o.str("type") != "interrupt" {
+	if typ := o.str("type"); typ != "interrupt" {
 		t.next.interrupts = nil
+		if o.err == nil && typ == "success" {
+			_, o.err = pendingIDs(outcome)
+		}
 		return o.err
 	}
 	list := o.of("interrupts", jsonv.Array)

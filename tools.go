@@ -89,6 +89,7 @@ func (t *txn) startToolCall(id, name, parent string, sub, meta *jsonv.Node) {
 		t.replacedMessage(m)
 	}
 	t.openConstruct(toolConstruct, id)
+	t.startedCall(id)
 }
 
 // toolArgs applies TOOL_CALL_ARGS: delta is appended to the open call's
@@ -188,6 +189,7 @@ func (t *txn) toolResult(ev *jsonv.Node) error {
 			return nil
 		}
 		t.setMessage(i, msg)
+		t.answeredCall(callID)
 		return nil
 	}
 	at := t.next.messages.Len()
@@ -195,6 +197,7 @@ func (t *txn) toolResult(ev *jsonv.Node) error {
 		at = t.next.messages.afterTools(r.msg)
 	}
 	t.insertMessage(at, msg)
+	t.answeredCall(callID)
 	return nil
 }
 
