@@ -72,6 +72,9 @@ type RunOptions struct {
 	// interrupts ([Consumer.Interrupts]), as [Consumer.Resume] builds them.
 	// Default: none, which is right when no interrupt is pending.
 	Resume json.RawMessage
+	// MaxRuns is the most runs [Consumer.RunTools] makes in one call.
+	// Default (0): 10. RunAgent and NextInput do not read it.
+	MaxRuns int
 }
 
 // RunResult is how a run ended, as [Consumer.RunAgent] reports it.
