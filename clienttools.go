@@ -38,7 +38,8 @@ const defaultMaxRuns = 10
 // calls each run leaves for the client ([Consumer.PendingToolCalls]) with
 // the Func of the tool of their name, adds the results to the thread as
 // [ToolMessage]s, and runs again, until a run leaves no call pending. The
-// definitions of tools go in every run's input, after those of opts.Tools.
+// definitions of tools go in every run's input, after those of opts.Tools;
+// a tool that opts.Tools defines keeps the definition given there.
 //
 // It starts by answering the calls an earlier run left, and stops:
 //   - when a run leaves no call pending, or ends with an interrupt or
@@ -61,8 +62,7 @@ const defaultMaxRuns = 10
 // results included, and its PendingToolCalls are those still pending.
 // opts.RunID and opts.Resume go with the first run only. It returns an
 // error before anything is sent when a tool has no name, two have one
-// name, a tool's name is defined in opts.Tools too, or Parameters or
-// opts.Tools is not valid JSON.
+// name, or Parameters or opts.Tools is not valid JSON.
 func (c *Consumer) RunTools(ctx context.Context, a *Agent, tools []Tool, opts *RunOptions) (RunResult, error) {
 	var o RunOptions
 	if opts != nil {
@@ -139,7 +139,7 @@ func (c *Consumer) answer(ctx context.Context, byName map[string]Tool, calls []T
 
 // toolDefinitions returns tools by name, and the JSON array of the tool
 // definitions of a run: those of defined (JSON text, nil for none), then
-// those of tools.
+// those of tools that defined does not name.
 func toolDefinitions(defined json.RawMessage, tools []Tool) (map[string]Tool, json.RawMessage, error) {
 	var list []json.RawMessage
 	if defined != nil {
@@ -161,12 +161,13 @@ func toolDefinitions(defined json.RawMessage, tools []Tool) (map[string]Tool, js
 			return nil, nil, fmt.Errorf("tool %d has no name", i)
 		case twice:
 			return nil, nil, fmt.Errorf("two tools are named %s", jsonv.Quote(tool.Name))
-		case names[tool.Name]:
-			return nil, nil, fmt.Errorf("tool %s is defined in RunOptions.Tools too", jsonv.Quote(tool.Name))
 		case tool.Parameters != nil && !json.Valid(tool.Parameters):
 			return nil, nil, fmt.Errorf("tool %s: Parameters is not valid JSON", jsonv.Quote(tool.Name))
 		}
 		byName[tool.Name] = tool
+		if names[tool.Name] {
+			continue // defined in RunOptions.Tools
+		}
 		var b bytes.Buffer
 		b.WriteString(`{"name":`)
 		b.Write(jsonv.AppendString(nil, tool.Name))

@@ -200,6 +200,25 @@ func TestRunToolsStops(t *testing.T) {
 	})
 }
 
+// TestRunToolsDefinedInOptions checks that a tool that RunOptions.Tools
+// defines keeps that definition, and is answered by its Func.
+func TestRunToolsDefinedInOptions(t *testing.T) {
+	t.Parallel()
+	agent, inputs := toolAgent(t, func(run int, _ map[string]json.RawMessage) [][2]string {
+		if run == 1 {
+			return [][2]string{{"get_weather", `{"city":"Rome"}`}}
+		}
+		return nil
+	})
+	defined := `[{"name":"get_weather","description":"Weather.","parameters":{"type":"object"}}]`
+	res, err := New(nil).RunTools(context.Background(), agent, []Tool{{Name: "get_weather", Func: weather}}, &RunOptions{Tools: json.RawMessage(defined)})
+	require.NoError(t, err)
+	assert.Equal(t, `done: {"city":"Rome","sky":"clear"}`, res.NewMessages[len(res.NewMessages)-1].Text())
+	for _, in := range inputs() {
+		assert.JSONEq(t, defined, string(in["tools"]), "one definition, as given")
+	}
+}
+
 // TestRunToolsRefuses checks the tools that RunTools refuses before it
 // sends anything.
 func TestRunToolsRefuses(t *testing.T) {
@@ -213,7 +232,6 @@ func TestRunToolsRefuses(t *testing.T) {
 	}{
 		{"no name", []Tool{{Description: "x"}}, nil, "tool 0 has no name"},
 		{"a name twice", []Tool{{Name: "f"}, {Name: "f"}}, nil, `two tools are named "f"`},
-		{"defined twice", []Tool{{Name: "f"}}, &RunOptions{Tools: json.RawMessage(`[{"name":"f","description":""}]`)}, `tool "f" is defined in RunOptions.Tools too`},
 		{"bad parameters", []Tool{{Name: "f", Parameters: json.RawMessage(`{`)}}, nil, `tool "f": Parameters is not valid JSON`},
 		{"bad RunOptions.Tools", []Tool{{Name: "f"}}, &RunOptions{Tools: json.RawMessage(`{}`)}, "RunOptions.Tools"},
 	} {
