@@ -9,6 +9,7 @@ import (
 	"errors"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -118,26 +119,41 @@ func TestReasoningRole(t *testing.T) {
 	})
 }
 
-// TestThinkingCheckpoint checks that a checkpoint keeps what THINKING_*
-// events go on with, so that a restored Consumer ends where the first does.
+// TestThinkingCheckpoint cuts thinkingStream and the streams under
+// testdata/legacy at every event boundary: a Consumer restored from a
+// checkpoint taken there ends where the uncut one ends, since the
+// checkpoint keeps what THINKING_* events go on with.
 func TestThinkingCheckpoint(t *testing.T) {
 	t.Parallel()
-	for k := range thinkingStream {
-		whole, cut := New(nil), New(nil)
-		for _, ev := range thinkingStream {
+	streams := [][]string{thinkingStream}
+	files, err := filepath.Glob(filepath.Join("testdata", "legacy", "*.sse"))
+	require.NoError(t, err)
+	for _, file := range files {
+		var events []string
+		for _, ev := range streamEvents(t, file) {
+			events = append(events, string(ev))
+		}
+		streams = append(streams, events)
+	}
+	for _, stream := range streams {
+		whole := New(nil)
+		for _, ev := range stream {
 			require.NoError(t, whole.Apply([]byte(ev)))
 		}
-		for _, ev := range thinkingStream[:k] {
-			require.NoError(t, cut.Apply([]byte(ev)))
+		for k := range stream {
+			cut := New(nil)
+			for _, ev := range stream[:k] {
+				require.NoError(t, cut.Apply([]byte(ev)))
+			}
+			restored, err := Restore(cut.Checkpoint(), nil)
+			require.NoError(t, err, "cut at %d", k)
+			for _, ev := range stream[k:] {
+				require.NoError(t, restored.Apply([]byte(ev)))
+			}
+			assert.Equal(t, string(whole.Checkpoint()), string(restored.Checkpoint()), "cut at %d", k)
 		}
-		restored, err := Restore(cut.Checkpoint(), nil)
-		require.NoError(t, err, "cut at %d", k)
-		for _, ev := range thinkingStream[k:] {
-			require.NoError(t, restored.Apply([]byte(ev)))
-		}
-		assert.Equal(t, string(whole.Checkpoint()), string(restored.Checkpoint()), "cut at %d", k)
 	}
-	_, err := Restore([]byte(regexp.MustCompile(`"format"`).ReplaceAllString(string(New(nil).Checkpoint()), `"thinking":{"messageId":""},"format"`)), nil)
+	_, err = Restore([]byte(regexp.MustCompile(`"format"`).ReplaceAllString(string(New(nil).Checkpoint()), `"thinking":{"messageId":""},"format"`)), nil)
 	assert.ErrorContains(t, err, "thinking", "an empty id is no checkpoint's")
 }
 
@@ -149,13 +165,17 @@ type runAgentCase struct {
 	events            []string
 	replace           map[string]string // messages (by id) held instead of the reference's, for a row of the README's differences table
 	conversions, skip int               // events we read as their 1.0 equivalents, and events we skip
+	refused           bool              // the reference's runAgent refuses the run: we hold what it holds of the run in its 1.0 shape
 }
 
 // TestRunAgentOracle runs every recorded stream of ../shared/streams, the
 // pre-1.0 producers' streams under testdata/legacy and thinkingStream
 // through the reference client's runAgent (apply.mjs --runagent, its
 // whole middleware chain) and requires the thread it ends with, the ids
-// it makes up aside, and a warning for each event it converts.
+// it makes up aside, and a warning for each event it converts. A stream
+// whose REASONING_MESSAGE_START says the role "assistant", which runAgent
+// refuses, must give the thread runAgent makes of it with the role
+// "reasoning".
 func TestRunAgentOracle(t *testing.T) {
 	t.Parallel()
 	var cases []runAgentCase
@@ -179,29 +199,48 @@ func TestRunAgentOracle(t *testing.T) {
 	}
 	legacy, err := filepath.Glob(filepath.Join("testdata", "legacy", "*.sse"))
 	require.NoError(t, err)
+	require.NotEmpty(t, legacy)
 	for _, file := range legacy {
-		c := runAgentCase{name: filepath.Base(file)}
+		var input struct{ State, Messages json.RawMessage }
+		readJSON(t, strings.TrimSuffix(file, ".sse")+".input.json", &input)
+		c := runAgentCase{name: filepath.Base(file), state: string(input.State), messages: string(input.Messages)}
 		for _, ev := range streamEvents(t, file) {
 			c.events = append(c.events, string(ev))
-			if strings.Contains(string(ev), `"type":"THINKING_`) || strings.Contains(string(ev), `"role":"assistant"`) && strings.Contains(string(ev), `REASONING_MESSAGE_START`) {
+			if strings.Contains(string(ev), `"type":"THINKING_`) {
 				c.conversions++
 			}
+		}
+		if n := roleConversions(c.events); n > 0 {
+			c.conversions, c.refused = c.conversions+n, true
 		}
 		cases = append(cases, c)
 	}
 	cases = append(cases, runAgentCase{name: "thinkingStream", events: thinkingStream, conversions: 6})
 
-	oc := make([]oracle.Case, len(cases))
-	for i, c := range cases {
-		oc[i] = oracle.Case{State: json.RawMessage(cmp.Or(c.state, "{}")), Messages: json.RawMessage(cmp.Or(c.messages, "[]"))}
-		for _, ev := range c.events {
-			oc[i].Events = append(oc[i].Events, json.RawMessage(ev))
+	var oc []oracle.Case
+	for _, c := range cases {
+		events := c.events
+		if c.refused {
+			oc = append(oc, oracleCase(c, events))
+			events = slices.Clone(events)
+			for i, ev := range events {
+				if strings.Contains(ev, `"type":"REASONING_MESSAGE_START"`) {
+					events[i] = strings.Replace(ev, `"role":"assistant"`, `"role":"reasoning"`, 1)
+				}
+			}
 		}
+		oc = append(oc, oracleCase(c, events))
 	}
 	results := oracle.RunAgent(t, oc)
-	for i, c := range cases {
+	for _, c := range cases {
+		res := results[0]
+		if c.refused {
+			assert.Contains(t, res.Error, "reasoning", "%s: the reference's runAgent refuses the role \"assistant\"", c.name)
+			results = results[1:]
+			res = results[0]
+		}
+		results = results[1:]
 		t.Run(c.name, func(t *testing.T) {
-			res := results[i]
 			require.Empty(t, res.Error, "the reference client's runAgent takes the run")
 			con := New(nil)
 			warnings := warningsOf(con)
@@ -233,6 +272,15 @@ func TestRunAgentOracle(t *testing.T) {
 			assertJSONEqual(t, mustParse(t, string(res.State)), con.State().node(), "state")
 		})
 	}
+}
+
+// oracleCase returns the oracle's case of c, with events.
+func oracleCase(c runAgentCase, events []string) oracle.Case {
+	o := oracle.Case{State: json.RawMessage(cmp.Or(c.state, "{}")), Messages: json.RawMessage(cmp.Or(c.messages, "[]"))}
+	for _, ev := range events {
+		o.Events = append(o.Events, json.RawMessage(ev))
+	}
+	return o
 }
 
 // roleConversions counts the REASONING_MESSAGE_START events with the role

@@ -25,8 +25,9 @@
 // Standard output gets the assistant's text as it streams, piece by piece,
 // a line "tool call: NAME ARGUMENTS" when a tool call ends, a line
 // "tool result: NAME RESULT" when a -tool answers one, and a line
-// "state: ..." that sums up each change of the state. An assistant message
-// that arrived whole, in a snapshot, is printed at the end of its run.
+// "state: ..." that sums up each change of the state. When no assistant
+// text streamed, the assistant messages that a turn's runs added whole, in
+// snapshots, are printed at its end.
 //
 // Standard error gets "interrupt: {...}" (the interrupt's JSON) for each
 // interrupt a run leaves pending. The next input line answers all of them
@@ -104,7 +105,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		c:      aguistate.New(nil),
 		agent:  &aguistate.Agent{URL: *url, Header: http.Header(header)},
 		stdout: stdout, stderr: stderr, tty: tty,
-		streamed: make(map[string]bool), shown: make(map[string]bool),
+		shown: make(map[string]bool),
 	}
 	if *inputPath != "" {
 		in, err := cli.LoadInput(ch.c, *inputPath)
@@ -169,7 +170,7 @@ type chat struct {
 	stdout, stderr io.Writer
 	tty            bool
 
-	streamed map[string]bool // ids of the messages whose text streamed
+	streamed bool            // assistant text streamed in the turn being run
 	shown    map[string]bool // tool call ids printed
 	midLine  bool            // standard output does not end in a newline
 	waiting  bool            // the waiting indicator is on standard error
@@ -245,10 +246,11 @@ func (ch *chat) runTurn(opts *aguistate.RunOptions) {
 		fmt.Fprint(ch.stderr, "(waiting…)")
 		ch.waiting = true
 	}
+	ch.streamed = false
 	res, err := ch.c.RunTools(context.Background(), ch.agent, ch.tools, opts)
 	ch.clearWaiting()
-	for _, m := range res.NewMessages { // assistant text that came whole, in a snapshot
-		if text := m.Text(); m.Role() == "assistant" && text != "" && !ch.streamed[m.ID()] {
+	for _, m := range res.NewMessages { // a producer that streamed no text sent it whole, in a snapshot
+		if text := m.Text(); m.Role() == "assistant" && text != "" && !ch.streamed {
 			ch.endLine()
 			fmt.Fprintln(ch.stdout, text)
 		}
@@ -307,7 +309,7 @@ func (ch *chat) onChange(change aguistate.Change) {
 				ch.showCall(p.MessageID, p.ToolCallID)
 			}
 		case p.Role == "assistant":
-			ch.streamed[p.MessageID] = true
+			ch.streamed = true
 			if p.Text != "" {
 				fmt.Fprint(ch.stdout, p.Text)
 				ch.midLine = true

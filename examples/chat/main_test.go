@@ -142,11 +142,11 @@ func TestChat(t *testing.T) {
 		wantStderr: "error: the input ended with 2 tool calls unanswered\n",
 	}, {
 		name:   "a message that comes whole",
-		reason: "assistant text that no event streamed, from a snapshot, is printed at the end of its run",
-		runs: [][]string{runOf([]string{`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a1","role":"assistant","content":"All done."}]}`},
-			text("a2", "And more."))},
-		stdin:      "go\n",
-		wantStdout: "And more.\nAll done.\n",
+		reason: "a producer that streams no text: the messages its snapshot adds are printed at the end of the run",
+		runs: [][]string{runOf([]string{`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a1","role":"assistant","content":"All done."}]}`}),
+			runOf(text("a2", "Streamed."), []string{`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a3","role":"assistant","content":"Streamed."}]}`})},
+		stdin:      "go\nagain\n",
+		wantStdout: "All done.\nStreamed.\n",
 	}, {
 		name:       "chunks only",
 		reason:     "a producer that sends only chunks: each message ends its line",
