@@ -23,7 +23,8 @@ var (
 	ErrMalformedEvent = sentinel("malformed event")
 
 	// ErrLimit reports input that would take the Consumer past one of the
-	// limits in [Options]. It is fatal.
+	// limits in [Options]. It is fatal. [Consumer.RunTools] returns it too,
+	// after [RunOptions].MaxRuns runs that left tool calls for the client.
 	ErrLimit = sentinel("limit exceeded")
 
 	// ErrPatchFailed reports a well-formed patch that does not apply (RFC
