@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -169,7 +170,8 @@ type runAgentCase struct {
 }
 
 // TestRunAgentOracle runs every recorded stream of ../shared/streams, the
-// pre-1.0 producers' streams under testdata/legacy and thinkingStream
+// pre-1.0 producers' streams under testdata/legacy, the Mastra runs under
+// testdata/streams and thinkingStream
 // through the reference client's runAgent (apply.mjs --runagent, its
 // whole middleware chain) and requires the thread it ends with, the ids
 // it makes up aside, and a warning for each event it converts. A stream
@@ -200,9 +202,13 @@ func TestRunAgentOracle(t *testing.T) {
 	legacy, err := filepath.Glob(filepath.Join("testdata", "legacy", "*.sse"))
 	require.NoError(t, err)
 	require.NotEmpty(t, legacy)
-	for _, file := range legacy {
+	bundled, err := filepath.Glob(filepath.Join("testdata", "streams", "mastra-*.sse"))
+	require.NoError(t, err)
+	for _, file := range append(legacy, bundled...) {
 		var input struct{ State, Messages json.RawMessage }
-		readJSON(t, strings.TrimSuffix(file, ".sse")+".input.json", &input)
+		if _, err := os.Stat(strings.TrimSuffix(file, ".sse") + ".input.json"); err == nil {
+			readJSON(t, strings.TrimSuffix(file, ".sse")+".input.json", &input)
+		}
 		c := runAgentCase{name: filepath.Base(file), state: string(input.State), messages: string(input.Messages)}
 		for _, ev := range streamEvents(t, file) {
 			c.events = append(c.events, string(ev))
