@@ -59,7 +59,7 @@ func (t *txn) checkLimits(o *Options) error {
 		return fmt.Errorf("%w: %d lanes would have an open chunk stream, more than MaxChunkLanes (%d)", ErrLimit, n, o.MaxChunkLanes)
 	}
 	if size := t.next.scopeSize(); size > o.MaxScopeSize && size > t.old.scopeSize() {
-		return fmt.Errorf("%w: the run's steps, reasoning spans, subagents and tool calls would hold %d bytes, more than MaxScopeSize (%d)", ErrLimit, size, o.MaxScopeSize)
+		return fmt.Errorf("%w: the run's steps, reasoning spans and subagents would hold %d bytes, more than MaxScopeSize (%d)", ErrLimit, size, o.MaxScopeSize)
 	}
 	if t.tooLarge != nil {
 		return t.tooLarge

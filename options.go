@@ -59,12 +59,10 @@ type Options struct {
 	// parent agent) with an open chunk stream at once. Default 64.
 	MaxChunkLanes int
 	// MaxScopeSize is the most that a run's open steps, open reasoning
-	// spans, subagents and tool calls may hold, in bytes of JSON text as a
-	// checkpoint writes them: each step's name and subagentRunId, each
-	// span's messageId and subagentRunId, each SUBAGENT_STARTED as it came
-	// (a run keeps every subagent it started, ended or not, until it
-	// ends), and the id of each tool call the run started (kept until the
-	// next run, for [Consumer.PendingToolCalls]).
+	// spans and subagents may hold, in bytes of JSON text as a checkpoint
+	// writes them: each step's name and subagentRunId, each span's
+	// messageId and subagentRunId, and each SUBAGENT_STARTED as it came (a
+	// run keeps every subagent it started, ended or not, until it ends).
 	// Each costs 11 bytes or more, so it bounds their number and memory
 	// too: at the default, about 300,000 steps with the shortest distinct
 	// names, which hold 23 MiB. Default 4 MiB: an agent that nests a few

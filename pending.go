@@ -16,8 +16,10 @@ import (
 // started (TOOL_CALL_START, or the chunk that opened one) and no
 // TOOL_CALL_RESULT of the run answered, in the order they started. A
 // Consumer keeps that tally for the run (view.calls) from its RUN_STARTED
-// to the next one, in the checkpoint too; what it holds counts towards
-// MaxScopeSize. A skipped event changes nothing in it.
+// to the next one, in the checkpoint too, but for the calls that a
+// MESSAGES_SNAPSHOT takes out of the thread (pruneCalls): so it holds only
+// calls the thread holds, and needs no limit of its own. A skipped event
+// changes nothing in it.
 
 // runCall is a tool call the run started, and whether a TOOL_CALL_RESULT
 // of the run answered it.
@@ -42,6 +44,31 @@ func (c runCall) size() int {
 func (t *txn) startedCall(id string) {
 	if !t.next.calls.has(id) {
 		t.next.calls.put(t.ed().Owner(), runCall{id: id})
+	}
+}
+
+// pruneCalls forgets the tool calls of the run that a change which
+// restates messages (a MESSAGES_SNAPSHOT) took out of the thread: the
+// calls of the messages it removed or replaced that no assistant message
+// holds any more. It costs O(log n) for each call of those messages, which
+// the change has paid for already. So the run's tally holds only calls the
+// thread holds, which the limits on messages bound.
+func (t *txn) pruneCalls() {
+	if t.next.calls.Len() == 0 {
+		return
+	}
+	for _, ids := range [][]string{t.removed, t.replaced} {
+		for _, id := range ids {
+			m, _, ok := t.old.messages.Get(id)
+			if !ok {
+				continue
+			}
+			for call := range firstCalls(callsOf(m)) {
+				if _, held := t.findToolCall(call, true); !held && t.next.calls.has(call) {
+					t.next.calls.remove(t.ed().Owner(), call)
+				}
+			}
+		}
 	}
 }
 
@@ -108,7 +135,8 @@ func (v *view) pending() []string {
 // message answers yet, in order. They are those its RUN_FINISHED names in
 // its success outcome's pendingToolCallIds, or, when it names none, the
 // calls the run started that no TOOL_CALL_RESULT of the run answered, as
-// the reference client derives them. A call the thread does not hold has
+// the reference client derives them, but for those the thread no longer
+// holds. A call that the producer names and the thread does not hold has
 // only its ID. It returns nil while a run is in progress, and after a run
 // that ended with an interrupt, cancelled or failed. It costs O(n) in the
 // n messages held when a call is pending.

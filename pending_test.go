@@ -6,8 +6,8 @@ package aguistate
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -113,22 +113,26 @@ func TestPendingToolCallIdsMalformed(t *testing.T) {
 	}
 }
 
-// TestPendingToolCallsLimit checks that the run's tally of tool calls
-// counts towards MaxScopeSize, so that calls started and dropped by
-// snapshots cannot grow it without bound.
-func TestPendingToolCallsLimit(t *testing.T) {
+// TestPendingToolCallsTally checks that a snapshot that drops a call
+// takes it out of the run's tally, so that calls started and dropped again
+// do not grow it, and that a call it keeps stays.
+func TestPendingToolCallsTally(t *testing.T) {
 	t.Parallel()
-	c := New(&Options{MaxScopeSize: 200})
+	c := New(nil)
 	require.NoError(t, c.Apply([]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`)))
-	var err error
-	for i := 0; err == nil && i < 100; i++ {
-		id := strings.Repeat("c", 10) + string(rune('a'+i%26)) + string(rune('a'+i/26))
-		if err = c.Apply([]byte(`{"type":"TOOL_CALL_START","toolCallId":"` + id + `","toolCallName":"f"}`)); err == nil {
-			err = c.Apply([]byte(`{"type":"MESSAGES_SNAPSHOT","messages":[]}`))
-		}
+	for i := range 1000 {
+		id := fmt.Sprintf("c%d", i)
+		require.NoError(t, c.Apply([]byte(`{"type":"TOOL_CALL_START","toolCallId":"`+id+`","toolCallName":"f","parentMessageId":"a`+id+`"}`)))
+		require.NoError(t, c.Apply([]byte(`{"type":"MESSAGES_SNAPSHOT","messages":[]}`)))
 	}
-	assert.ErrorIs(t, err, ErrLimit)
-	assert.ErrorContains(t, err, "MaxScopeSize")
+	assert.Zero(t, c.cur.Load().calls.Len(), "every call dropped: the tally holds none")
+	require.NoError(t, c.Apply([]byte(`{"type":"TOOL_CALL_START","toolCallId":"kept","toolCallName":"f","parentMessageId":"a1"}`)))
+	require.NoError(t, c.Apply([]byte(`{"type":"TOOL_CALL_START","toolCallId":"gone","toolCallName":"f","parentMessageId":"a2"}`)))
+	require.NoError(t, c.Apply([]byte(`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a1","role":"assistant","toolCalls":[{"id":"kept","type":"function","function":{"name":"f","arguments":""}}]},`+
+		`{"id":"a3","role":"assistant","toolCalls":[{"id":"gone","type":"function","function":{"name":"f","arguments":""}}]}]}`)))
+	require.NoError(t, c.Apply([]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`)))
+	assert.Equal(t, []ToolCall{{ID: "kept", Name: "f"}, {ID: "gone", Name: "f"}}, c.PendingToolCalls(),
+		"a call restated in place, or moved to another message, stays")
 }
 
 // TestRunAgentPendingToolCalls runs the recorded client-tool hand-back of

@@ -90,12 +90,9 @@ func (s subagent) size() int {
 	return len(`{"event":,"done":false}`) + s.start.Size()
 }
 
-// scopeSize returns the bytes of JSON text that v's steps, reasoning spans,
-// subagents and tool calls hold, as a checkpoint writes them
-// (MaxScopeSize).
-func (v *view) scopeSize() int {
-	return v.steps.size() + v.spans.size() + v.subagents.size() + v.calls.size()
-}
+// scopeSize returns the bytes of JSON text that v's steps, reasoning spans
+// and subagents hold, as a checkpoint writes them (MaxScopeSize).
+func (v *view) scopeSize() int { return v.steps.size() + v.spans.size() + v.subagents.size() }
 
 // stepStarted applies STEP_STARTED: the step opens unless it is open.
 func (t *txn) stepStarted(ev *jsonv.Node) error {
