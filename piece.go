@@ -121,11 +121,12 @@ func endsWithHigh(s string) bool {
 
 func startsWithLow(s string) bool { return len(s) >= 3 && s[0] == 0xED && s[1] >= 0xB0 && s[1] <= 0xBF }
 
-// streaming reports whether the construct of kind k with id streams in
+// streaming reports whether construct c (a kind and an id) streams in
 // view v: it is open and, when a chunk stream opened or went on with it,
-// that stream is open.
-func (v *view) streaming(k constructKind, id string) bool {
-	c, open := v.open.get(constructKey(k, id))
+// that stream is open. key is c's key.
+func (v *view) streaming(c construct, key string) bool {
+	k, id := c.kind, c.id
+	c, open := v.open.get(key)
 	if !open {
 		return false
 	}
@@ -149,7 +150,8 @@ func (t *txn) pieces(old *view) []Piece {
 	}
 	var out []Piece
 	add := func(c construct) {
-		was, is := old.streaming(c.kind, c.id), t.next.streaming(c.kind, c.id)
+		key := c.key()
+		was, is := old.streaming(c, key), t.next.streaming(c, key)
 		p := Piece{Start: !was && is, End: was && !is}
 		if s.appended.kind == c.kind && s.appended.id == c.id {
 			p.Text = s.text
