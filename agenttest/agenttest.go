@@ -14,7 +14,8 @@
 //
 // Every run's events are framed as server-sent events and flushed one at
 // a time. The run begins with RUN_STARTED, naming the thread and run of its
-// input, and ends with RUN_FINISHED, or RUN_ERROR for a turn that [Fail]s.
+// input, and ends with RUN_FINISHED, or RUN_ERROR for a turn with a [Fail]
+// step.
 // Message and tool call ids are numbered per Server, in order: "msg-1",
 // "call-1", and so on.
 package agenttest

@@ -13,8 +13,8 @@ import (
 // Turn is what the agent does in one run: its steps, in order, between
 // the RUN_STARTED and the RUN_FINISHED (or RUN_ERROR) that the Server adds.
 // A turn with an [Interrupt] finishes with the outcome "interrupt"; one
-// that [Fail]s ends there with RUN_ERROR; any other finishes with success,
-// leaving its unanswered tool calls for the client.
+// with a [Fail] step ends there with RUN_ERROR; any other finishes with
+// success, leaving its unanswered tool calls for the client.
 type Turn []Step
 
 // Step is one thing the agent does in a run: the events it streams. Make
