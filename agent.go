@@ -72,6 +72,9 @@ type RunOptions struct {
 	// interrupts ([Consumer.Interrupts]), as [Consumer.Resume] builds them.
 	// Default: none, which is right when no interrupt is pending.
 	Resume json.RawMessage
+	// MaxRuns is the most runs [Consumer.RunTools] makes in one call.
+	// Default (0): 10. RunAgent and NextInput do not read it.
+	MaxRuns int
 }
 
 // RunResult is how a run ended, as [Consumer.RunAgent] reports it.
@@ -91,6 +94,13 @@ type RunResult struct {
 	// Result is RUN_FINISHED's "result", or the zero Value (null) when it
 	// has none.
 	Result Value
+	// PendingToolCalls are the tool calls the run left for the client to
+	// answer ([Consumer.PendingToolCalls]) when Outcome is "success".
+	// Answer them with [ToolMessage] in the next run's messages.
+	PendingToolCalls []ToolCall
+	// Usage is RUN_FINISHED's token usage, one entry per provider and
+	// model, or nil when it has none. A failed run's is in [RunError].
+	Usage []Usage
 }
 
 // RunAgent runs the thread's next run on agent a, over the AG-UI HTTP
@@ -172,12 +182,16 @@ func (c *Consumer) result(before messageList, end Event, err error) (RunResult, 
 			res.Outcome = typ.Text()
 		}
 	}
-	if res.Outcome == "interrupt" {
+	switch res.Outcome {
+	case "interrupt":
 		res.Interrupts = c.Interrupts()
+	case "success":
+		res.PendingToolCalls = c.PendingToolCalls()
 	}
 	if r := end.v.Get("result"); r != nil {
 		res.Result = valueOf(r)
 	}
+	res.Usage, _ = readUsage(end.v) // Apply checked it
 	return res, nil
 }
 
@@ -223,6 +237,7 @@ func runErrorOf(ev Event) *RunError {
 	if code := ev.v.Get("code"); code != nil && code.Kind() == jsonv.String {
 		e.Code = code.Text()
 	}
+	e.Usage, _ = readUsage(ev.v)
 	return e
 }
 

@@ -4,6 +4,7 @@ package aguistate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -30,9 +31,17 @@ type Change struct {
 	// Added, Replaced and Removed are the ids of the messages the event
 	// appended or inserted, changed in place (by value), and dropped.
 	Added, Replaced, Removed []string
+	// Pieces are what the event did to the text of messages and the
+	// arguments of tool calls as they stream, in order: starts, text
+	// appended, ends (see [Piece]). A local change has none, and neither
+	// has the Change in which [Consumer.Follow] adopts a prelude: read
+	// the messages that Added and Replaced name.
+	Pieces []Piece
 	// Warning is the *[EventError] of a skipped event, or nil. It wraps
 	// [ErrPatchFailed], [ErrStateRejected] or [ErrNoTarget]. What a
-	// skipped event may still change is in [Consumer.Apply].
+	// skipped event may still change is in [Consumer.Apply]. It wraps
+	// [ErrProtocolVersion] for an event of another protocol version, which
+	// applies unless it wraps one of the others too.
 	Warning error
 	// Diverged is [Consumer.Diverged] after the event.
 	Diverged bool
@@ -84,12 +93,24 @@ func (c *Consumer) Subscribe(fn func(Change)) (cancel func()) {
 	}
 }
 
+// listening reports whether anyone subscribes, so that a Change need
+// not be described in full for no one.
+func (s *subscribers) listening() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.fns) > 0
+}
+
 // notify delivers ch to every subscriber.
 func (c *Consumer) notify(ch Change) {
 	if ch.Warning != nil {
 		var ee *EventError
 		ee, _ = ch.Warning.(*EventError)
-		c.log(slog.LevelWarn, "aguistate: event skipped",
+		msg := "aguistate: event skipped"
+		if !skipped(ch.Warning) {
+			msg = "aguistate: event of another protocol version"
+		}
+		c.log(slog.LevelWarn, msg,
 			slog.Int("event", ch.Event.Position), slog.String("type", ch.Event.Type), slog.Any("err", ee.Err))
 	}
 	s := &c.subs
@@ -107,6 +128,11 @@ func (c *Consumer) notify(ch Change) {
 	for i, fn := range fns {
 		c.deliver(fn, i, ch)
 	}
+}
+
+// skipped reports whether warning w says that its event was skipped.
+func skipped(w error) bool {
+	return errors.Is(w, ErrNoTarget) || errors.Is(w, ErrPatchFailed) || errors.Is(w, ErrStateRejected)
 }
 
 // log writes a record to Options.Logger, when there is one. The event has
@@ -131,5 +157,6 @@ func (c *Consumer) deliver(fn func(Change), i int, ch Change) {
 	ch.Added = append([]string(nil), ch.Added...)
 	ch.Replaced = append([]string(nil), ch.Replaced...)
 	ch.Removed = append([]string(nil), ch.Removed...)
+	ch.Pieces = append([]Piece(nil), ch.Pieces...)
 	fn(ch)
 }

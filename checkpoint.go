@@ -56,7 +56,9 @@ func (v *view) checkpoint() []byte {
 
 // checkpointScopes adds to a checkpoint the members that are written only
 // when they hold something: the run's steps, reasoning spans and subagents,
-// the events that ended it, and the stream's event id.
+// the events that ended it, the stream's event id, the tool calls the last
+// run started, and the ids that a pre-1.0 producer's THINKING_* events
+// continue.
 func (v *view) checkpointScopes(cp *jsonv.Node) *jsonv.Node {
 	if v.steps.Len() > 0 {
 		steps := make([]*jsonv.Node, 0, v.steps.Len())
@@ -84,6 +86,21 @@ func (v *view) checkpointScopes(cp *jsonv.Node) *jsonv.Node {
 	}
 	if v.eventID != "" {
 		cp = jsonv.WithMember(cp, "eventId", jsonv.NewString(v.eventID))
+	}
+	if v.calls.Len() > 0 {
+		calls := make([]*jsonv.Node, 0, v.calls.Len())
+		for c := range v.calls.all() {
+			var answered *jsonv.Node
+			if c.answered {
+				answered = jsonv.NewBool(true)
+			}
+			calls = append(calls, jsonv.NewObjectOf([]string{"id", "answered"}, jsonv.NewString(c.id), answered))
+		}
+		cp = jsonv.WithMember(cp, "calls", jsonv.NewArray(calls))
+	}
+	if v.thinking != (thinkingIDs{}) {
+		cp = jsonv.WithMember(cp, "thinking", jsonv.NewObjectOf([]string{"messageId", "spanId"},
+			optString(v.thinking.message, v.thinking.message != ""), optString(v.thinking.span, v.thinking.span != "")))
 	}
 	return cp
 }
@@ -285,8 +302,16 @@ func (t *txn) restoreScopes(n *jsonv.Node) error {
 		}
 		return jsonv.NewArray(nil)
 	}
-	steps, spans, subs, ends := list("steps"), list("spans"), list("subagents"), list("ends")
+	steps, spans, subs, ends, calls := list("steps"), list("spans"), list("subagents"), list("ends"), list("calls")
 	t.next.eventID, _ = f.optStr("eventId")
+	if thinking := f.opt("thinking", jsonv.Object); thinking != nil {
+		g := &fields{n: thinking, kind: errBadCheckpoint}
+		t.next.thinking.message, _ = g.optID("messageId")
+		t.next.thinking.span, _ = g.optID("spanId")
+		if g.err != nil {
+			return fmt.Errorf("%w (in \"thinking\")", g.err)
+		}
+	}
 	if f.err != nil {
 		return f.err
 	}
@@ -347,6 +372,16 @@ func (t *txn) restoreScopes(n *jsonv.Node) error {
 				return fmt.Errorf("%w: subagent %s started twice", errBadCheckpoint, jsonv.Quote(sid))
 			}
 			t.next.subagents.put(t.ed().Owner(), subagent{id: sid, start: ev, done: done})
+			return nil
+		})
+	}
+	if err == nil {
+		err = each(calls, "tool call", func(f *fields) error {
+			id, answered := f.id("id"), f.optBool("answered", false)
+			if f.err == nil && t.next.calls.has(id) {
+				f.fail("tool call %s is started twice", jsonv.Quote(id))
+			}
+			t.next.calls.put(t.ed().Owner(), runCall{id: id, answered: answered})
 			return nil
 		})
 	}

@@ -262,6 +262,7 @@ func (t *txn) stream(lane string) (chunkStream, bool) {
 // openStream makes s the open stream of its lane, after the other lanes'.
 func (t *txn) openStream(s chunkStream) {
 	t.closeLane(s.lane)
+	t.touch(s.kind, s.id)
 	t.next.chunks = append(slices.Clip(t.next.chunks), s)
 }
 
@@ -269,6 +270,7 @@ func (t *txn) openStream(s chunkStream) {
 func (t *txn) closeLane(lane string) {
 	for i, s := range t.next.chunks {
 		if s.lane == lane {
+			t.touch(s.kind, s.id)
 			t.next.chunks = slices.Concat(t.next.chunks[:i], t.next.chunks[i+1:])
 			return
 		}
@@ -305,6 +307,9 @@ func (t *txn) closeChunks(effect chunkEffect, ev *jsonv.Node) error {
 	}
 	switch effect {
 	case closeAll:
+		for _, s := range t.next.chunks {
+			t.touch(s.kind, s.id)
+		}
 		t.next.chunks = nil
 	case closeLaneLoosely:
 		t.closeLane(lane)

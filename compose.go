@@ -12,10 +12,10 @@ import (
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
-// Part is one content part of a user message (AG-UI 1.0 ContentPart): text,
-// or an image, audio, video or document given by a URL, inline base64 data
-// or a provider's file id. [UserMessage] writes it, [Message.Parts] reads
-// it.
+// Part is one content part of a user or tool message (AG-UI 1.0
+// ContentPart): text, or an image, audio, video or document given by a
+// URL, inline base64 data or a provider's file id. [UserMessage] and
+// [ToolMessage] write it, [Message.Parts] reads it.
 type Part struct {
 	// Type is "text", "image", "audio", "video" or "document".
 	Type string
@@ -63,8 +63,20 @@ func (p Part) node() (*jsonv.Node, error) {
 // that [Consumer.AddMessages] and [Message.MarshalJSON] refuse, saying
 // why.
 func UserMessage(text string, parts ...Part) Message {
+	content, err := contentOf(text, parts)
+	if err != nil {
+		return Message{err: fmt.Errorf("UserMessage: %w", err)}
+	}
+	return newMessage(roleUser, content)
+}
+
+// contentOf returns the content of a message of text and parts: text when
+// there are no parts, else an array of AG-UI 1.0 content parts, text as a
+// text part (when not empty) and then parts. It fails for a part that is
+// not one.
+func contentOf(text string, parts []Part) (*jsonv.Node, error) {
 	if len(parts) == 0 {
-		return textMessage("user", text)
+		return jsonv.NewString(text), nil
 	}
 	var elems []*jsonv.Node
 	if text != "" {
@@ -73,11 +85,11 @@ func UserMessage(text string, parts ...Part) Message {
 	for i, p := range parts {
 		n, err := p.node()
 		if err != nil {
-			return Message{err: fmt.Errorf("UserMessage: part %d: %w", i, err)}
+			return nil, fmt.Errorf("part %d: %w", i, err)
 		}
 		elems = append(elems, n)
 	}
-	return newMessage("user", jsonv.NewArray(elems))
+	return jsonv.NewArray(elems), nil
 }
 
 // SystemMessage returns a system message {"id", "role": "system",
@@ -94,14 +106,22 @@ func AssistantMessage(text string) Message { return textMessage("assistant", tex
 
 // ToolMessage returns a tool message {"id", "role": "tool", "content",
 // "toolCallId"}: the result of the tool call toolCallID, such as one the
-// agent left for the application to run. Its id is a new random UUID. An
-// empty toolCallID makes a Message that [Consumer.AddMessages] and
-// [Message.MarshalJSON] refuse.
-func ToolMessage(toolCallID, content string) Message {
+// agent left for the application to run ([Consumer.PendingToolCalls]).
+// Its id is a new random UUID. With no parts, content is text, such as
+// the JSON text a tool returned. With parts, content is an array of AG-UI
+// 1.0 content parts, as [UserMessage] makes it: text as a text part (when
+// not empty), then parts, such as an image the tool made. An empty
+// toolCallID, or a part that is not one, makes a Message that
+// [Consumer.AddMessages] and [Message.MarshalJSON] refuse, saying why.
+func ToolMessage(toolCallID, text string, parts ...Part) Message {
 	if toolCallID == "" {
 		return Message{err: errors.New("ToolMessage: the tool call id is empty")}
 	}
-	m := textMessage(roleTool, content)
+	content, err := contentOf(text, parts)
+	if err != nil {
+		return Message{err: fmt.Errorf("ToolMessage: %w", err)}
+	}
+	m := newMessage(roleTool, content)
 	m.v = jsonv.WithMember(m.v, "toolCallId", jsonv.NewString(toolCallID))
 	return m
 }

@@ -34,6 +34,9 @@ func TestConstructors(t *testing.T) {
 		{"developer", "", DeveloperMessage("debug"), `{"id":"ID","role":"developer","content":"debug"}`},
 		{"assistant", "", AssistantMessage("ok"), `{"id":"ID","role":"assistant","content":"ok"}`},
 		{"tool", "the result names its call", ToolMessage("c1", `{"t":20}`), `{"id":"ID","role":"tool","content":"{\"t\":20}","toolCallId":"c1"}`},
+		{"tool parts", "AG-UI 1.0: a tool result may be content parts",
+			ToolMessage("c1", "the chart", Part{Type: "image", Source: "url", Value: "https://x/c.png", MIMEType: "image/png"}),
+			`{"id":"ID","role":"tool","content":[{"type":"text","text":"the chart"},{"type":"image","source":{"type":"url","value":"https://x/c.png","mimeType":"image/png"}}],"toolCallId":"c1"}`},
 	}
 	uuid4 := regexp.MustCompile(`"id":"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"`)
 	for _, tt := range tests {
@@ -69,6 +72,7 @@ func TestConstructorErrors(t *testing.T) {
 		{"no value", UserMessage("x", Part{Type: "image", Source: "url"}), "image part: the value is empty"},
 		{"data without MIME type", UserMessage("x", Part{Type: "audio", Source: "data", Value: "AAA="}), "audio part: data needs a MIME type"},
 		{"tool without call id", ToolMessage("", "r"), "the tool call id is empty"},
+		{"tool with a bad part", ToolMessage("c1", "r", Part{Type: "image", Source: "url"}), "ToolMessage: part 0: image part: the value is empty"},
 		{"empty WithID", SystemMessage("s").WithID(""), "the id is empty"},
 		{"WithID keeps the first error", ToolMessage("", "r").WithID("x"), "the tool call id is empty"},
 	}

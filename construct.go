@@ -78,12 +78,14 @@ func (t *txn) isOpen(k constructKind, id string) bool { return t.next.open.has(c
 
 // openConstruct opens the construct of kind k with id, which is not open.
 func (t *txn) openConstruct(k constructKind, id string) {
+	t.touch(k, id)
 	t.next.open.put(t.ed().Owner(), construct{kind: k, id: id})
 }
 
 // chunkConstruct marks the open construct of kind k with id chunked.
 func (t *txn) chunkConstruct(k constructKind, id string) {
 	if c, ok := t.next.open.get(constructKey(k, id)); ok && !c.chunked {
+		t.touch(k, id)
 		c.chunked = true
 		t.next.open.put(t.ed().Owner(), c)
 	}
@@ -91,11 +93,15 @@ func (t *txn) chunkConstruct(k constructKind, id string) {
 
 // closeConstruct closes the construct of kind k with id, if it is open.
 func (t *txn) closeConstruct(k constructKind, id string) {
+	t.touch(k, id)
 	t.next.open.remove(t.ed().Owner(), constructKey(k, id))
 }
 
 // closeConstructs closes every construct, as a run's start or end does.
-func (t *txn) closeConstructs() { t.next.open = keyedSet[construct]{} }
+func (t *txn) closeConstructs() {
+	t.closeAllStreaming()
+	t.next.open = keyedSet[construct]{}
+}
 
 // pruneConstructs closes the constructs that the held messages no longer
 // allow (see reachable), after a change that restates messages: O(log n)
@@ -108,6 +114,7 @@ func (t *txn) pruneConstructs() {
 		}
 	}
 	for _, key := range gone {
+		t.touch(constructKind(key[0]), key[1:])
 		t.next.open.remove(t.ed().Owner(), key)
 	}
 }

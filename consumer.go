@@ -26,10 +26,11 @@ type Consumer struct {
 	subs      subscribers
 	streaming atomic.Bool // claimed by RunAgent and Follow while they run
 
-	mu     sync.Mutex   // serialises writers; guards what follows
-	concat jsonv.Concat // makes streamed text cost its length once
-	edit   *jsonv.Edit  // the batch of edits of the change being made, sealed between changes
-	work   txn          // the change being made; see begin and done
+	mu      sync.Mutex   // serialises writers; guards what follows
+	concat  jsonv.Concat // makes streamed text cost its length once
+	edit    *jsonv.Edit  // the batch of edits of the change being made, sealed between changes
+	work    txn          // the change being made; see begin and done
+	touched []construct  // the buffer of work.streamed.touched between changes, empty
 }
 
 // view is everything a reader can see. It is never changed once published:
@@ -48,8 +49,10 @@ type view struct {
 	steps           keyedSet[openStep]  // open steps of the run, in the order they opened
 	spans           keyedSet[openSpan]  // open reasoning spans of the run, in order
 	subagents       keyedSet[subagent]  // subagents the run started, in order
+	calls           keyedSet[runCall]   // tool calls the last run started, in order (pending.go)
 	ends            []*jsonv.Node       // RUN_FINISHED and RUN_ERROR that ended the last run; never edited
 	eventID         string              // the SSE id of the stream after the last event applied from one
+	thinking        thinkingIDs         // what a pre-1.0 producer's THINKING_* events continue (legacy.go)
 }
 
 // nextPosition is the position of the next event given to the Consumer
@@ -128,11 +131,14 @@ func (c *Consumer) apply(event []byte, id *string) (Event, error) {
 		t.next.eventID = *id
 	}
 	ch := Change{Event: ev, Added: t.added, Replaced: t.replaced, Removed: t.removed}
-	if t.warn != nil {
-		ch.Warning = &EventError{Position: ev.Position, Type: ev.Type, Err: t.warn}
+	if w := t.warning(); w != nil {
+		ch.Warning = &EventError{Position: ev.Position, Type: ev.Type, Err: w}
 	}
 	ch.StateChanged = t.stateChanged()
 	ch.Diverged = t.next.diverged
+	if c.subs.listening() {
+		ch.Pieces = t.pieces(old)
+	}
 	c.publish(t)
 	c.notify(ch)
 	return ev, nil
@@ -168,6 +174,7 @@ func (c *Consumer) step(old *view, ev *Event, text []byte) (*txn, error) {
 		return nil, err
 	}
 	t := c.begin(old)
+	t.pos = ev.Position
 	if err := t.dispatch(*ev); err != nil {
 		return nil, err
 	}
@@ -265,12 +272,20 @@ func (c *Consumer) begin(old *view) *txn {
 	next := new(view)
 	*next = *old
 	c.work = txn{old: old, next: next, opts: &c.opts, concat: &c.concat, edit: c.edit}
+	c.work.streamed.touched, c.touched = c.touched, nil
 	return &c.work
 }
 
 // done ends the work of a change, so that the Consumer keeps nothing of
-// it: neither the view it started from nor one that failed.
-func (c *Consumer) done() { c.work = txn{} }
+// it: neither the view it started from nor one that failed. It keeps the
+// small buffer of the constructs the change touched, emptied, for the next.
+func (c *Consumer) done() {
+	if b := c.work.streamed.touched; cap(b) <= 16 {
+		clear(b[:cap(b)])
+		c.touched = b[:0]
+	}
+	c.work = txn{}
+}
 
 // check returns an error wrapping ErrLimit when the view t built exceeds a
 // limit, or one wrapping ErrStateRejected when Options.ValidateState

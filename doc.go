@@ -7,15 +7,20 @@
 // [UserMessage] to add the user's turn, and [Consumer.RunAgent] to run an
 // [Agent] over HTTP and apply its stream. Use [Consumer.Run] to apply a
 // stream from an io.Reader. Use [Consumer.State], [Consumer.Messages] and
-// [Consumer.Subscribe] to follow the thread, [Consumer.Message] to read a
-// message a change names, and [Message] methods to read messages typed. Use [Value.Decode] to validate state before acting on it,
-// [Consumer.Resume] to answer interrupts, and [Consumer.Checkpoint] and
+// [Consumer.Subscribe] to follow the thread, [Change].Pieces to print text
+// as it streams, [Consumer.Message] to read a message a change names, and
+// [Message] methods to read messages typed. Use [Consumer.RunTools] to
+// answer from Go the tools the agent leaves to the client
+// ([Consumer.PendingToolCalls]). Use [Value.Decode] to validate state
+// before acting on it, [Consumer.Resume] to answer interrupts, and
+// [Consumer.Checkpoint] and
 // [Restore] to keep a thread across restarts. Use [Consumer.Prelude] to
 // bring a viewer who joins mid-thread to where the Consumer stands, and
 // [Consumer.Follow] and [Agent].Reconnects to follow a relay's thread
 // (package github.com/aguistate/aguistate/relay) across dropped
-// connections. The examples show each. The README explains the rules, and
-// where they differ from the reference client.
+// connections. Package github.com/aguistate/aguistate/agenttest serves a
+// scripted agent to a frontend's tests. The examples show each. The README
+// explains the rules, and where they differ from the reference client.
 //
 // # Errors
 //
@@ -23,7 +28,9 @@
 // error is an *[EventError] wrapping [ErrMalformedEvent] or [ErrLimit],
 // naming the event by [Event].Position. A warning skips one event and the
 // stream goes on. It wraps [ErrPatchFailed], [ErrStateRejected] or
-// [ErrNoTarget], and reaches subscribers in [Change].Warning. A run the
+// [ErrNoTarget], and reaches subscribers in [Change].Warning; a warning
+// wrapping [ErrProtocolVersion] (an event of another AG-UI version) does
+// not skip its event. A run the
 // agent failed is a *[RunError]; an answer that is no event stream, an
 // *[HTTPError]; a stream cut short wraps [io.ErrUnexpectedEOF].
 // After RUN_FINISHED only RUN_STARTED or RUN_ERROR may come, and after

@@ -23,7 +23,8 @@ var (
 	ErrMalformedEvent = sentinel("malformed event")
 
 	// ErrLimit reports input that would take the Consumer past one of the
-	// limits in [Options]. It is fatal.
+	// limits in [Options]. It is fatal. [Consumer.RunTools] returns it too,
+	// after [RunOptions].MaxRuns runs that left tool calls for the client.
 	ErrLimit = sentinel("limit exceeded")
 
 	// ErrPatchFailed reports a well-formed patch that does not apply (RFC
@@ -53,6 +54,14 @@ var (
 	// of the thread the Consumer holds ([Consumer.ThreadID]). Nothing was
 	// sent: a Consumer holds one thread, so use a new one for another.
 	ErrThreadMismatch = sentinel("thread id mismatch")
+
+	// ErrProtocolVersion reports a producer that speaks another version of
+	// AG-UI than [ProtocolVersion]: an event of a version before 1.0 read
+	// as its 1.0 equivalent, as the reference client's runAgent reads it
+	// (THINKING_* events, a REASONING_MESSAGE_START with the role
+	// "assistant"), or a RUN_STARTED that declares a newer major version.
+	// It is a warning, and the only one whose event applies: log it.
+	ErrProtocolVersion = sentinel("another protocol version")
 )
 
 // Kinds of failure that name themselves in messages but that a caller
@@ -188,8 +197,9 @@ func (e *HTTPError) Error() string {
 // it; the run failed. [Consumer.RunAgent] returns it; use [errors.As] to
 // get it.
 type RunError struct {
-	Message string // the event's "message"
-	Code    string // the event's "code", or "" when it has none
+	Message string  // the event's "message"
+	Code    string  // the event's "code", or "" when it has none
+	Usage   []Usage // the tokens the run used before it failed, or nil
 }
 
 // Error returns "aguistate: run failed: MESSAGE", with " (code CODE)" when

@@ -93,6 +93,13 @@ var eventTypes = map[string]eventType{
 	"REASONING_MESSAGE_CHUNK":   {(*txn).reasoningChunk, ownChunks},
 	"REASONING_ENCRYPTED_VALUE": {(*txn).encryptedValue, keepChunks},
 
+	// Pre-1.0 events, read as their REASONING_* equivalents (legacy.go).
+	"THINKING_START":                {(*txn).thinkingStart, closeLane},
+	"THINKING_END":                  {(*txn).thinkingEnd, closeLane},
+	"THINKING_TEXT_MESSAGE_START":   {(*txn).thinkingMessageStart, closeLane},
+	"THINKING_TEXT_MESSAGE_CONTENT": {(*txn).thinkingMessageContent, closeLane},
+	"THINKING_TEXT_MESSAGE_END":     {(*txn).thinkingMessageEnd, closeLane},
+
 	"TOOL_CALL_START":  {(*txn).toolStart, closeLane},
 	"TOOL_CALL_ARGS":   {(*txn).toolArgs, closeLane},
 	"TOOL_CALL_END":    {(*txn).toolEnd, closeLane},

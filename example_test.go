@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/aguistate/aguistate"
+	"github.com/aguistate/aguistate/agenttest"
 )
 
 // The agent loop: add the user's message, run the agent, print its answer,
@@ -51,31 +52,132 @@ func Example() {
 	// Output: assistant: Sunny, 24 °C.
 }
 
-// TestReadmeIsExample checks that the README's first Go snippet is the
-// body of Example, line for line, so that it compiles and runs as written.
+// TestReadmeIsExample checks that the README's Go snippets are in the
+// bodies of examples, line for line, so that they compile and run as
+// written: the first in Example, the second in ExampleConsumer_RunTools.
 func TestReadmeIsExample(t *testing.T) {
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, snippet, _ := strings.Cut(string(readme), "```go\n")
-	snippet, _, _ = strings.Cut(snippet, "```")
 	src, err := os.ReadFile("example_test.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, body, _ := strings.Cut(string(src), "\nfunc Example() {")
-	body, _, _ = strings.Cut(body, "\n}\n")
-	var indented strings.Builder
-	for line := range strings.Lines(snippet) {
-		if line != "\n" {
-			line = "\t" + line
+	rest := string(readme)
+	for _, example := range []string{"Example", "ExampleConsumer_RunTools"} {
+		var snippet string
+		_, rest, _ = strings.Cut(rest, "```go\n")
+		snippet, rest, _ = strings.Cut(rest, "```")
+		_, body, _ := strings.Cut(string(src), "\nfunc "+example+"() {")
+		body, _, _ = strings.Cut(body, "\n}\n")
+		var indented strings.Builder
+		for line := range strings.Lines(snippet) {
+			if line != "\n" {
+				line = "\t" + line
+			}
+			indented.WriteString(line)
 		}
-		indented.WriteString(line)
+		if snippet == "" || !strings.Contains(body, indented.String()) {
+			t.Errorf("the README's Go snippet is not in %s:\n%s", example, snippet)
+		}
 	}
-	if snippet == "" || !strings.Contains(body, indented.String()) {
-		t.Errorf("the README's first Go snippet is not in Example:\n%s", snippet)
+}
+
+// A chat turn with a client-side tool: RunTools runs the agent, answers
+// each call of get_weather that a run leaves for the client with its Go
+// function, adds the result and runs again, and the answer prints piece by
+// piece as it streams. The agent is the test kit's (package agenttest),
+// which asks for the tool and then answers; the code after it is the
+// README's.
+func ExampleConsumer_RunTools() {
+	srv := agenttest.New(exampleTB{},
+		agenttest.Turn{agenttest.ToolCall("get_weather", `{"city":"Rome"}`)},
+		agenttest.Turn{agenttest.TextChunks("Sunny in Rome, 24 °C.")},
+	)
+	defer srv.Close()
+	agent, ctx := srv.Agent(), context.Background()
+
+	c := aguistate.New(nil)
+	c.Subscribe(func(ch aguistate.Change) { // the answer, as it streams
+		for _, p := range ch.Pieces {
+			if p.Role == "assistant" && p.ToolCallID == "" {
+				fmt.Print(p.Text)
+				if p.End {
+					fmt.Println()
+				}
+			}
+		}
+	})
+	weather := aguistate.Tool{
+		Name:        "get_weather",
+		Description: "The weather in a city.",
+		Parameters:  json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`),
+		Func: func(ctx context.Context, call aguistate.ToolCall) (string, error) {
+			var args struct{ City string }
+			if err := json.Unmarshal([]byte(call.Arguments), &args); err != nil {
+				return "", err
+			}
+			return fmt.Sprintf(`{"city":%q,"sky":"clear"}`, args.City), nil
+		},
 	}
+	if err := c.AddMessages(aguistate.UserMessage("Weather in Rome?")); err != nil {
+		log.Fatal(err)
+	}
+	res, err := c.RunTools(ctx, agent, []aguistate.Tool{weather}, nil)
+	if err != nil {
+		log.Fatal(err) // a Func's error, a run's (see RunAgent), or ErrLimit
+	}
+	fmt.Println(res.Outcome, len(res.NewMessages), "messages:", res.NewMessages[1].Text())
+	// Output:
+	// Sunny in Rome, 24 °C.
+	// success 3 messages: {"city":"Rome","sky":"clear"}
+}
+
+// exampleTB is the agenttest.TB of the examples, which are no tests: it
+// prints what fails.
+type exampleTB struct{}
+
+func (exampleTB) Helper()                           {}
+func (exampleTB) Cleanup(func())                    {}
+func (exampleTB) Errorf(format string, args ...any) { fmt.Printf("error: "+format+"\n", args...) }
+
+// Text as it streams, piece by piece: each Piece says which message grew
+// by what, and when a message or a tool call starts and ends, for a
+// producer that sends only chunks (as here) as for one that sends START,
+// CONTENT and END.
+func ExampleConsumer_Subscribe_text() {
+	c := aguistate.New(nil)
+	c.Subscribe(func(ch aguistate.Change) {
+		for _, p := range ch.Pieces {
+			switch {
+			case p.Start && p.ToolCallID != "":
+				fmt.Printf("[call %s] ", p.ToolName)
+			case p.Start:
+				fmt.Printf("[%s] ", p.Role)
+			}
+			fmt.Print(p.Text)
+			if p.End {
+				fmt.Println()
+			}
+		}
+	})
+	stream := strings.NewReader(`{"type":"RUN_STARTED","threadId":"t1","runId":"r1"}
+{"type":"REASONING_MESSAGE_CHUNK","messageId":"r1","delta":"The user wants "}
+{"type":"REASONING_MESSAGE_CHUNK","delta":"the weather."}
+{"type":"TEXT_MESSAGE_CHUNK","messageId":"a1","delta":"Let me "}
+{"type":"TEXT_MESSAGE_CHUNK","delta":"look."}
+{"type":"TOOL_CALL_CHUNK","toolCallId":"c1","toolCallName":"get_weather","parentMessageId":"a1","delta":"{\"city\":"}
+{"type":"TOOL_CALL_CHUNK","delta":"\"Rome\"}"}
+{"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}
+`)
+	if err := c.Run(context.Background(), stream); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// [reasoning] The user wants the weather.
+	// [assistant] Let me look.
+	// [call get_weather] {"city":"Rome"}
 }
 
 // Read a server-sent event stream into a Consumer and print the state.
@@ -465,7 +567,7 @@ func ExampleConsumer_NextInput() {
 	body, _ := in.MarshalJSON()
 	fmt.Println(string(body))
 	// Output:
-	// {"threadId":"t1","runId":"r2","tools":[{"name":"search"}],"context":[],"forwardedProps":{},"state":{"step":1},"messages":[{"id":"a1","role":"assistant","content":"Which city?"},{"id":"u2","role":"user","content":"Rome"}]}
+	// {"threadId":"t1","runId":"r2","protocolVersion":"1.0","tools":[{"name":"search"}],"context":[],"forwardedProps":{},"state":{"step":1},"messages":[{"id":"a1","role":"assistant","content":"Which city?"},{"id":"u2","role":"user","content":"Rome"}]}
 }
 
 // Checkpoint and Restore carry a thread across a restart: the restored

@@ -18,25 +18,34 @@ import (
 // Consumer, so that the state goes back to the producer as the next run's
 // starting value (spec, Cross-run behaviour).
 //
-// Tools, Context, ForwardedProps and Resume are JSON text, passed through;
-// when set, they must be valid JSON. Resume answers the pending interrupts
-// ([Consumer.Interrupts]) with AG-UI resume entries.
+// ProtocolVersion is the AG-UI version the client speaks, [ProtocolVersion]
+// in every input this package builds; "" reads as a client from before
+// the protocol carried a version. Tools, Context, ForwardedProps and
+// Resume are JSON text, passed through; when set, they must be valid JSON.
+// Resume answers the pending interrupts ([Consumer.Interrupts]) with AG-UI
+// resume entries.
 type RunAgentInput struct {
-	ThreadID       string          `json:"threadId"`
-	RunID          string          `json:"runId"`
-	ParentRunID    string          `json:"parentRunId,omitempty"`
-	State          Value           `json:"state"`
-	Messages       []Message       `json:"messages"`
-	Tools          json.RawMessage `json:"tools"`          // nil → []
-	Context        json.RawMessage `json:"context"`        // nil → []
-	ForwardedProps json.RawMessage `json:"forwardedProps"` // nil → {}
-	Resume         json.RawMessage `json:"resume,omitempty"`
+	ThreadID        string          `json:"threadId"`
+	RunID           string          `json:"runId"`
+	ProtocolVersion string          `json:"protocolVersion,omitempty"`
+	ParentRunID     string          `json:"parentRunId,omitempty"`
+	State           Value           `json:"state"`
+	Messages        []Message       `json:"messages"`
+	Tools           json.RawMessage `json:"tools"`          // nil → []
+	Context         json.RawMessage `json:"context"`        // nil → []
+	ForwardedProps  json.RawMessage `json:"forwardedProps"` // nil → {}
+	Resume          json.RawMessage `json:"resume,omitempty"`
 }
+
+// ProtocolVersion is the version of AG-UI this package speaks: the
+// protocolVersion of every run input it builds, and the version it judges
+// a producer's RUN_STARTED by.
+const ProtocolVersion = "1.0"
 
 // NextInput returns the input of the thread's next run, as
 // [Consumer.RunAgent] sends it. State and Messages are what the Consumer
 // holds, but activity messages, which never travel to the producer (spec,
-// MESSAGES_SNAPSHOT). ThreadID is the thread of the last run started, or,
+// MESSAGES_SNAPSHOT). ProtocolVersion is [ProtocolVersion]. ThreadID is the thread of the last run started, or,
 // when there is none, opts' ThreadID or a new random UUID. The other fields
 // come from opts (nil means the defaults); RunID is a new random UUID when
 // opts gives none.
@@ -56,7 +65,7 @@ func (v *view) nextInput(opts *RunOptions) RunAgentInput {
 		o = *opts
 	}
 	in := RunAgentInput{
-		ThreadID: v.threadID, RunID: o.RunID, ParentRunID: o.ParentRunID,
+		ThreadID: v.threadID, RunID: o.RunID, ProtocolVersion: ProtocolVersion, ParentRunID: o.ParentRunID,
 		State: valueOf(v.state), Messages: make([]Message, 0, v.messages.Len()),
 		Tools: o.Tools, Context: o.Context, ForwardedProps: o.ForwardedProps, Resume: o.Resume,
 	}
@@ -78,7 +87,8 @@ func (v *view) nextInput(opts *RunOptions) RunAgentInput {
 }
 
 // MarshalJSON writes the input as one JSON object, with the members in the
-// reference client's order. parentRunId is left out when empty, state when
+// reference client's order. protocolVersion and parentRunId are left out
+// when empty, state when
 // State is the zero Value, and resume when not set. A nil Tools or Context
 // is written as [], a nil ForwardedProps as {}. Messages are written
 // verbatim. It fails when a RawMessage field is not valid JSON, and when a
@@ -107,6 +117,10 @@ func (in RunAgentInput) MarshalJSON() ([]byte, error) {
 	b.Write(jsonv.AppendString(nil, in.ThreadID))
 	member("runId")
 	b.Write(jsonv.AppendString(nil, in.RunID))
+	if in.ProtocolVersion != "" {
+		member("protocolVersion")
+		b.Write(jsonv.AppendString(nil, in.ProtocolVersion))
+	}
 	if in.ParentRunID != "" {
 		member("parentRunId")
 		b.Write(jsonv.AppendString(nil, in.ParentRunID))
@@ -145,7 +159,7 @@ func (in RunAgentInput) MarshalJSON() ([]byte, error) {
 //
 //   - Every member is optional. null reads as absent, except for "state",
 //     where null is the state null.
-//   - threadId, runId and parentRunId are strings. messages is an array of
+//   - threadId, runId, protocolVersion and parentRunId are strings. messages is an array of
 //     message objects, each with a string role and, when present, a
 //     non-empty string id. tools, context and resume are arrays. state and
 //     forwardedProps may be any JSON value. Other members are ignored.
@@ -187,6 +201,7 @@ func readRunInput(n *jsonv.Node) (RunAgentInput, error) {
 	f := eventFields(n)
 	in.ThreadID, _ = f.optStr("threadId")
 	in.RunID, _ = f.optStr("runId")
+	in.ProtocolVersion, _ = f.optStr("protocolVersion")
 	in.ParentRunID, _ = f.optStr("parentRunId")
 	if s := n.Get("state"); s != nil {
 		in.State = valueOf(s)

@@ -40,7 +40,7 @@ func TestNextInput(t *testing.T) {
 			name:   "defaults",
 			reason: "thread from RUN_STARTED, tools and context [], forwardedProps {}, activity messages removed, reasoning kept, messages verbatim",
 			opts:   &RunOptions{RunID: "r2"},
-			want:   `{"threadId":"th","runId":"r2","tools":[],"context":[],"forwardedProps":{},"state":{"n":1.50},"messages":` + msgs + `}`,
+			want:   `{"threadId":"th","runId":"r2","protocolVersion":"1.0","tools":[],"context":[],"forwardedProps":{},"state":{"n":1.50},"messages":` + msgs + `}`,
 		},
 		{
 			name:   "every field",
@@ -52,7 +52,7 @@ func TestNextInput(t *testing.T) {
 				ForwardedProps: json.RawMessage(`{"a": 1e3}`),
 				Resume:         json.RawMessage(`[{"interruptId":"i1","status":"resolved"}]`),
 			},
-			want: `{"threadId":"th","runId":"r2","parentRunId":"r1","tools":[{"name":"f"}],"context":[],"forwardedProps":{"a":1e3},"state":{"n":1.50},"messages":` + msgs + `,"resume":[{"interruptId":"i1","status":"resolved"}]}`,
+			want: `{"threadId":"th","runId":"r2","protocolVersion":"1.0","parentRunId":"r1","tools":[{"name":"f"}],"context":[],"forwardedProps":{"a":1e3},"state":{"n":1.50},"messages":` + msgs + `,"resume":[{"interruptId":"i1","status":"resolved"}]}`,
 		},
 	}
 	for _, c := range cases {
@@ -79,7 +79,7 @@ func TestNextInputRunID(t *testing.T) {
 	assert.Regexp(t, uuid4, a.ThreadID, "no run started: a new thread")
 	got, err := json.Marshal(a)
 	require.NoError(t, err)
-	assert.Equal(t, `{"threadId":"`+a.ThreadID+`","runId":"`+a.RunID+`","tools":[],"context":[],"forwardedProps":{},"state":{},"messages":[]}`, string(got))
+	assert.Equal(t, `{"threadId":"`+a.ThreadID+`","runId":"`+a.RunID+`","protocolVersion":"1.0","tools":[],"context":[],"forwardedProps":{},"state":{},"messages":[]}`, string(got))
 }
 
 // TestNextInputRoundTrip checks that a new Consumer started from the next

@@ -125,16 +125,20 @@ func (m Message) ToolCalls() []ToolCall {
 	}
 	out := make([]ToolCall, 0, calls.Len())
 	for _, tc := range calls.All() {
-		if tc.Kind() != jsonv.Object {
-			continue
+		if tc.Kind() == jsonv.Object {
+			out = append(out, toolCallOf(tc))
 		}
-		call := ToolCall{ID: str(tc, "id"), EncryptedValue: str(tc, "encryptedValue")}
-		if fn := tc.Get("function"); fn != nil && fn.Kind() == jsonv.Object {
-			call.Name, call.Arguments = str(fn, "name"), str(fn, "arguments")
-		}
-		out = append(out, call)
 	}
 	return out
+}
+
+// toolCallOf reads the tool call object tc.
+func toolCallOf(tc *jsonv.Node) ToolCall {
+	call := ToolCall{ID: str(tc, "id"), EncryptedValue: str(tc, "encryptedValue")}
+	if fn := tc.Get("function"); fn != nil && fn.Kind() == jsonv.Object {
+		call.Name, call.Arguments = str(fn, "name"), str(fn, "arguments")
+	}
+	return call
 }
 
 // ToolCallID returns the "toolCallId" of a tool message: the id of the

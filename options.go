@@ -7,7 +7,8 @@ import "log/slog"
 // Options configures a [Consumer]. A nil *Options means the defaults. The
 // Consumer keeps a copy; changing the struct afterwards has no effect.
 type Options struct {
-	// Logger receives a record at level Warn for each skipped event, with
+	// Logger receives a record at level Warn for each skipped event, and
+	// each event of another protocol version ([ErrProtocolVersion]), with
 	// the attributes "event" (its position), "type" and "err". It receives
 	// one at level Error for a subscriber that panicked. Default: nil, no
 	// logging.

@@ -41,8 +41,12 @@ import (
 // or message). Events cannot carry what the prelude leaves out: a message
 // without an id (a run input may have one; a MESSAGES_SNAPSHOT cannot),
 // the diverged flag (the snapshot ends divergence), interrupts left
-// pending by an earlier run than the last one, and the ids of a run that
-// StartRun started and no event has reached. A chunk stream that does not
+// pending by an earlier run than the last one, the ids of a run that
+// StartRun started and no event has reached, the reasoning message and
+// span that a pre-1.0 producer's THINKING_* events go on with, which they
+// name by no id, and which tool calls the run has started and answered, so
+// that a viewer derives the pending ones ([Consumer.PendingToolCalls]) from
+// those it sees start only. A chunk stream that does not
 // stream the message its id names is not reproduced exactly: where an END
 // from another lane ended the message and it has no text, the viewer holds
 // it open; where the stream's role is not the message's and a START opened

@@ -18,6 +18,7 @@ func (t *txn) messagesSnapshot(ev *jsonv.Node) error {
 	}
 	t.reconcile(snap)
 	t.pruneConstructs()
+	t.pruneCalls()
 	return nil
 }
 

@@ -6,6 +6,7 @@ package aguistate
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
@@ -51,14 +52,20 @@ func (t *txn) checkLifecycle(typ string) error {
 // runStarted starts a run (AG-UI RUN_STARTED): it records the thread and
 // run ids and applies the event's optional "input" as [Consumer.StartRun]
 // does. A RUN_STARTED while a run is active ends that run and starts this
-// one. Every construct closes.
+// one. Every construct closes. A protocolVersion of a newer major version
+// than this package's, or outside the grammar MAJOR.MINOR, is noted.
 func (t *txn) runStarted(ev *jsonv.Node) error {
 	f := eventFields(ev)
 	thread, run := f.str("threadId"), f.str("runId")
 	f.optStr("parentRunId")
+	version, declared := f.optStr("protocolVersion")
 	input := f.opt("input", jsonv.Object)
 	if f.err != nil {
 		return f.err
+	}
+	if declared && !speaks(version) {
+		t.note("the producer declares protocol version %s; this package speaks %s, and reads what it knows of a newer major version",
+			jsonv.Quote(version), ProtocolVersion)
 	}
 	if input != nil {
 		in, err := readRunInput(input)
@@ -68,10 +75,30 @@ func (t *txn) runStarted(ev *jsonv.Node) error {
 		t.runInput(in)
 	}
 	t.next.threadID, t.next.runID, t.next.run = thread, run, runActive
+	t.next.thinking, t.next.calls = thinkingIDs{}, keyedSet[runCall]{}
 	t.closeConstructs()
 	t.clearScopes()
 	t.next.ends = nil
 	return nil
+}
+
+// speaks reports whether a producer that declares protocol version v
+// speaks a version this package reads: v is MAJOR.MINOR, two decimal
+// numbers, and its major version is not newer than [ProtocolVersion]'s. A
+// newer minor version adds only what this package keeps verbatim; a value
+// outside the grammar is taken for a newer one, as the reference client
+// takes it.
+func speaks(v string) bool {
+	major, minor, ok := strings.Cut(v, ".")
+	digits := func(s string) bool {
+		return s != "" && strings.Trim(s, "0123456789") == ""
+	}
+	if !ok || !digits(major) || !digits(minor) {
+		return false
+	}
+	major = strings.TrimLeft(major, "0")
+	ours, _, _ := strings.Cut(ProtocolVersion, ".")
+	return len(major) < len(ours) || len(major) == len(ours) && major <= ours
 }
 
 // runInput applies a run's input. Its state, when present, becomes the
@@ -117,15 +144,19 @@ func (t *txn) runInput(in RunAgentInput) {
 }
 
 // runFinished ends a run (AG-UI RUN_FINISHED). Its threadId and runId
-// must be those of the run's RUN_STARTED, when one started it. An outcome
-// of type "interrupt" makes its interrupts the pending ones; any other
-// outcome, or none, leaves none pending. Every construct closes.
+// must be those of the run's RUN_STARTED, when one started it, and its
+// usage well formed (readUsage). An outcome of type "interrupt" makes its
+// interrupts the pending ones; any other outcome, or none, leaves none
+// pending. Every construct closes.
 func (t *txn) runFinished(ev *jsonv.Node) error {
 	f := eventFields(ev)
 	thread, run := f.str("threadId"), f.str("runId")
 	outcome := f.opt("outcome", jsonv.Object)
 	if f.err != nil {
 		return f.err
+	}
+	if _, err := readUsage(ev); err != nil {
+		return err
 	}
 	if t.next.run == runActive && (thread != t.next.threadID || run != t.next.runID) {
 		return fmt.Errorf("%w: it ends run %s of thread %s, but the run that RUN_STARTED started is %s of thread %s",
@@ -140,8 +171,11 @@ func (t *txn) runFinished(ev *jsonv.Node) error {
 		return nil
 	}
 	o := eventFields(outcome)
-	if o.str("type") != "interrupt" {
+	if typ := o.str("type"); typ != "interrupt" {
 		t.next.interrupts = nil
+		if o.err == nil && typ == "success" {
+			_, o.err = pendingIDs(outcome)
+		}
 		return o.err
 	}
 	list := o.of("interrupts", jsonv.Array)
@@ -165,13 +199,17 @@ func (t *txn) runFinished(ev *jsonv.Node) error {
 	return nil
 }
 
-// runError ends a run that failed (AG-UI RUN_ERROR). Every construct
-// closes; the pending interrupts stay.
+// runError ends a run that failed (AG-UI RUN_ERROR), whose usage must be
+// well formed (readUsage). Every construct closes; the pending interrupts
+// stay.
 func (t *txn) runError(ev *jsonv.Node) error {
 	f := eventFields(ev)
 	f.str("message")
 	if f.err != nil {
 		return f.err
+	}
+	if _, err := readUsage(ev); err != nil {
+		return err
 	}
 	if t.next.run == runFinished {
 		t.next.ends = append(slices.Clip(t.next.ends), ev)

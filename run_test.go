@@ -337,3 +337,50 @@ func TestRunStartedRejectedState(t *testing.T) {
 	assert.True(t, c.Diverged())
 	assert.Equal(t, `[{"id":"u1","role":"user","content":"hi"},{"id":"m1","role":"assistant","content":""}]`, messagesJSON(c))
 }
+
+// TestRunStartedProtocolVersion checks the producer's declared protocol
+// version: a newer major version, or a value outside MAJOR.MINOR, is a
+// warning wrapping ErrProtocolVersion, and the run starts all the same.
+func TestRunStartedProtocolVersion(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, version string // version: the member's JSON, "" for none
+		warn          bool
+		reason        string
+	}{
+		{"none", "", false, "a producer from before the protocol carried a version"},
+		{"ours", `"1.0"`, false, "the version this package speaks"},
+		{"newer minor", `"1.7"`, false, "a newer minor version adds what this package keeps verbatim"},
+		{"older", `"0.9"`, false, "an older version is read as it is"},
+		{"newer major", `"2.0"`, true, "a newer major version may mean other things"},
+		{"much newer major", `"10.0"`, true, "compared as numbers, not as text"},
+		{"zero-padded", `"01.0"`, false, "01 is the major version 1"},
+		{"three parts", `"1.0.0"`, true, "outside the grammar: taken for a newer version, as in the reference"},
+		{"no minor", `"1"`, true, "outside the grammar"},
+		{"empty", `""`, true, "outside the grammar"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := New(nil)
+			warnings := warningsOf(c)
+			ev := `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`
+			if tt.version != "" {
+				ev = `{"type":"RUN_STARTED","threadId":"t","runId":"r","protocolVersion":` + tt.version + `}`
+			}
+			require.NoError(t, c.Apply([]byte(ev)))
+			assert.True(t, c.Running(), "the run starts")
+			if !tt.warn {
+				assert.Empty(t, warnings(), tt.reason)
+				return
+			}
+			require.Len(t, warnings(), 1, tt.reason)
+			assert.ErrorIs(t, warnings()[0], ErrProtocolVersion)
+			assert.NotErrorIs(t, warnings()[0], ErrNoTarget)
+			assert.Contains(t, warnings()[0].Error(), tt.version)
+		})
+	}
+	c := New(nil)
+	err := c.Apply([]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r","protocolVersion":1}`))
+	assert.ErrorIs(t, err, ErrMalformedEvent, "a protocolVersion that is not a string is malformed, as the schema says")
+}

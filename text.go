@@ -24,7 +24,7 @@ func (t *txn) start(ev *jsonv.Node, k constructKind) error {
 	id := f.id("messageId")
 	role, name := roleReasoning, (*jsonv.Node)(nil)
 	if k == reasoningConstruct {
-		f.str("role")
+		t.reasoningRole(f)
 	} else {
 		role = textRole(f)
 		name = f.opt("name", jsonv.String)
@@ -35,6 +35,22 @@ func (t *txn) start(ev *jsonv.Node, k constructKind) error {
 	}
 	t.openText(k, id, role, name, sub, meta)
 	return nil
+}
+
+// reasoningRole reads the "role" of a REASONING_MESSAGE_START, which is
+// "reasoning" (AG-UI ReasoningMessageStartEvent). The role "assistant",
+// which producers and clients before 1.0 wrote there, is read as
+// "reasoning" with a warning; any other is malformed. It is the rule of
+// textRole: a start's role is one its type allows, but for a pre-1.0
+// shape, read as the reference client's runAgent reads the others.
+func (t *txn) reasoningRole(f *fields) {
+	switch role := f.str("role"); {
+	case f.err != nil, role == roleReasoning:
+	case role == roleAssistant:
+		t.note("a REASONING_MESSAGE_START with the role \"assistant\" is a shape of a version before 1.0, read as the role \"reasoning\"")
+	default:
+		f.fail("\"role\" is %s; a reasoning message's role is \"reasoning\"", jsonv.Quote(role))
+	}
 }
 
 // textRole reads the optional "role" of a text message event: one of the
@@ -105,8 +121,10 @@ func (t *txn) appendText(k constructKind, id, delta string, meta *jsonv.Node) {
 	if !ok {
 		return
 	}
-	v := t.with(m.v, "content", t.concatText(m.v.Get("content"), delta))
-	t.editMessage(i, m, t.mergeMetadata(v, meta))
+	before := m.v.Get("content")
+	after := t.concatText(before, delta)
+	t.editMessage(i, m, t.mergeMetadata(t.with(m.v, "content", after), meta))
+	t.appendedText(k, id, before, after, delta)
 }
 
 // textEnd applies the END event of a construct of kind k: the message

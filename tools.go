@@ -89,6 +89,7 @@ func (t *txn) startToolCall(id, name, parent string, sub, meta *jsonv.Node) {
 		t.replacedMessage(m)
 	}
 	t.openConstruct(toolConstruct, id)
+	t.startedCall(id)
 }
 
 // toolArgs applies TOOL_CALL_ARGS: delta is appended to the open call's
@@ -114,8 +115,10 @@ func (t *txn) appendToolArgs(id, delta string, meta *jsonv.Node) {
 		t.noTarget("tool call %s has no \"function\" object", jsonv.Quote(id))
 		return
 	}
-	fn = t.with(fn, "arguments", t.concatText(fn.Get("arguments"), delta))
-	t.setToolCall(r, t.mergeMetadata(t.with(r.call, "function", fn), meta))
+	before := fn.Get("arguments")
+	after := t.concatText(before, delta)
+	t.setToolCall(r, t.mergeMetadata(t.with(r.call, "function", t.with(fn, "arguments", after)), meta))
+	t.appendedText(toolConstruct, id, before, after, delta)
 }
 
 // toolEnd applies TOOL_CALL_END: the open call takes the event's metadata
@@ -186,6 +189,7 @@ func (t *txn) toolResult(ev *jsonv.Node) error {
 			return nil
 		}
 		t.setMessage(i, msg)
+		t.answeredCall(callID)
 		return nil
 	}
 	at := t.next.messages.Len()
@@ -193,6 +197,7 @@ func (t *txn) toolResult(ev *jsonv.Node) error {
 		at = t.next.messages.afterTools(r.msg)
 	}
 	t.insertMessage(at, msg)
+	t.answeredCall(callID)
 	return nil
 }
 

@@ -17,6 +17,7 @@ type txn struct {
 	old    *view
 	next   *view // a view of its own, never inside the txn: publishing it keeps nothing else
 	opts   *Options
+	pos    int           // the position of the event being applied, 0 for a local change
 	concat *jsonv.Concat // the Consumer's, for text that streams in pieces
 	edit   *jsonv.Edit   // the batch of the change's edits of messages and the list
 
@@ -24,6 +25,8 @@ type txn struct {
 	patchChanged bool        // whether that delta changed the state
 
 	warn                     error    // the reason the event was skipped, if it was
+	notice                   error    // a warning of an event that applies (ErrProtocolVersion), if any
+	streamed                 streamed // what the Pieces of its Change are made of (piece.go)
 	added, replaced, removed []string // message ids, in the order of the edits
 	tooLarge                 error    // why the first message added or replaced that exceeds a limit does
 }
@@ -56,6 +59,26 @@ func (t *txn) with(o *jsonv.Node, name string, v *jsonv.Node) *jsonv.Node {
 
 // message returns the held message with id, and its position.
 func (t *txn) message(id string) (Message, int, bool) { return t.next.messages.Get(id) }
+
+// warning returns the warning of the change: its notice, the reason it was
+// skipped, both, or nil.
+func (t *txn) warning() error {
+	switch {
+	case t.notice == nil:
+		return t.warn
+	case t.warn == nil:
+		return t.notice
+	}
+	return fmt.Errorf("%w; %w", t.notice, t.warn)
+}
+
+// note records a warning about an event that still applies: the producer
+// speaks another protocol version. The first note is kept.
+func (t *txn) note(format string, args ...any) {
+	if t.notice == nil {
+		t.notice = fmt.Errorf("%w: %s", ErrProtocolVersion, fmt.Sprintf(format, args...))
+	}
+}
 
 // noTarget skips the event with an ErrNoTarget warning. The first reason
 // given by an event is kept.

@@ -2,7 +2,7 @@
 //
 // Usage:
 //
-//	go run ./examples/chat -url URL [-H 'Name: value']... [-input RUN_INPUT.json]
+//	go run ./examples/chat -url URL [-H 'Name: value']... [-input RUN_INPUT.json] [-tool NAME=COMMAND]...
 //
 // Each non-empty line of standard input is the user's next message: it is
 // added to the thread as a user message and the agent at URL is run
@@ -13,30 +13,46 @@
 // starting value, and its tools, context and forwardedProps go with every
 // run.
 //
+// -tool NAME=COMMAND makes NAME a client-side tool; it may repeat. A call
+// of NAME that a run leaves for the client is answered by running COMMAND
+// with sh -c, the call's arguments (JSON) on its standard input: its
+// standard output, less one final newline, is the result, and the next run
+// starts at once. The tool's definition is -input's, when -input defines a
+// tool NAME, or else its name alone. A call of a tool with no -tool is
+// answered by the next input line, one line for each such call; the run
+// starts once all are answered.
+//
 // Standard output gets the assistant's text as it streams, piece by piece,
-// a line "tool call: NAME ARGUMENTS" when a tool call ends, and a line
-// "state: ..." that sums up each change of the state.
+// a line "tool call: NAME ARGUMENTS" when a tool call ends, a line
+// "tool result: NAME RESULT" when a -tool answers one, and a line
+// "state: ..." that sums up each change of the state. When no assistant
+// text streamed, the assistant messages that a turn's runs added whole, in
+// snapshots, are printed at its end.
 //
 // Standard error gets "interrupt: {...}" (the interrupt's JSON) for each
 // interrupt a run leaves pending. The next input line answers all of them
 // and the resumed run starts at once: "/cancel" cancels them; any other
 // line resolves each, with the line as the payload if it is JSON, or else
 // the line as a JSON string. A RUN_ERROR gives "error: run failed:
-// MESSAGE" (and " (code CODE)"), any other failure "error: ...", and a
+// MESSAGE" (and " (code CODE)"), any other failure "error: ...", a -tool
+// command that fails "error: ..." and its own standard error, and a
 // skipped event "warning: ..."; the chat goes on with the next line.
 //
-// When standard input is a terminal, standard error also gets a prompt and
-// a waiting indicator while a run has sent nothing yet; otherwise nothing
-// but the above is printed.
+// When standard input is a terminal, standard error also gets a prompt
+// ("NAME> " while a call of NAME waits for its result) and a waiting
+// indicator while a run has sent nothing yet; otherwise nothing but the
+// above is printed.
 //
 // At the end of input the exit status is 0 if every run succeeded or was
-// interrupted and answered, 1 if any run failed (RUN_ERROR, a fatal event,
-// a transport or HTTP error) or interrupts were left unanswered, and 2 for
-// bad usage or an unreadable input file.
+// interrupted and answered, 1 if any run or -tool command failed
+// (RUN_ERROR, a fatal event, a transport or HTTP error) or interrupts or
+// tool calls were left unanswered, and 2 for bad usage or an unreadable
+// input file.
 package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -45,6 +61,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"strings"
 
 	"github.com/aguistate/aguistate"
@@ -68,8 +85,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	header := cli.Header{}
 	flags.Var(header, "H", "a request `header` 'Name: value' for every run; may repeat")
 	inputPath := flags.String("input", "", "RunAgentInput JSON `file` with the starting thread, tools, context and forwardedProps")
+	commands := toolCommands{}
+	flags.Var(&commands, "tool", "a client-side tool `NAME=COMMAND`: COMMAND (sh -c) gets a call's arguments on standard input and writes its result; may repeat")
 	flags.Usage = func() {
-		fmt.Fprintln(stderr, "usage: chat -url URL [-H 'Name: value']... [-input RUN_INPUT.json]")
+		fmt.Fprintln(stderr, "usage: chat -url URL [-H 'Name: value']... [-input RUN_INPUT.json] [-tool NAME=COMMAND]...")
 		flags.PrintDefaults()
 	}
 	if err := flags.Parse(args); err == flag.ErrHelp {
@@ -86,7 +105,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		c:      aguistate.New(nil),
 		agent:  &aguistate.Agent{URL: *url, Header: http.Header(header)},
 		stdout: stdout, stderr: stderr, tty: tty,
-		printed: make(map[string]int), shown: make(map[string]bool),
+		shown: make(map[string]bool),
 	}
 	if *inputPath != "" {
 		in, err := cli.LoadInput(ch.c, *inputPath)
@@ -96,8 +115,50 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		}
 		ch.opts = aguistate.RunOptions{Tools: in.Tools, Context: in.Context, ForwardedProps: in.ForwardedProps}
 	}
+	for _, tc := range commands {
+		ch.tools = append(ch.tools, aguistate.Tool{Name: tc.name, Func: ch.command(tc)})
+	}
 	ch.c.Subscribe(ch.onChange)
 	return ch.loop(stdin)
+}
+
+// toolCommand is one -tool: a tool's name and the command that answers its
+// calls.
+type toolCommand struct{ name, command string }
+
+// toolCommands is a flag.Value for the repeatable -tool NAME=COMMAND flag.
+type toolCommands []toolCommand
+
+func (t *toolCommands) String() string {
+	var names []string
+	for _, tc := range *t {
+		names = append(names, tc.name+"="+tc.command)
+	}
+	return strings.Join(names, " ")
+}
+
+// Set adds the tool NAME=COMMAND in s. It fails when s has no "=", or an
+// empty name or command, or names a tool given already.
+func (t *toolCommands) Set(s string) error {
+	name, command, ok := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
+	switch {
+	case !ok || name == "" || strings.TrimSpace(command) == "":
+		return fmt.Errorf("tool %q is not NAME=COMMAND", s)
+	case t.has(name):
+		return fmt.Errorf("tool %q is given twice", name)
+	}
+	*t = append(*t, toolCommand{name, command})
+	return nil
+}
+
+func (t *toolCommands) has(name string) bool {
+	for _, tc := range *t {
+		if tc.name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // chat is one session: a thread, the agent, and what was printed of it.
@@ -105,15 +166,15 @@ type chat struct {
 	c              *aguistate.Consumer
 	agent          *aguistate.Agent
 	opts           aguistate.RunOptions // -input's tools, context and forwardedProps
+	tools          []aguistate.Tool     // the -tool commands
 	stdout, stderr io.Writer
 	tty            bool
 
-	printed map[string]int  // message id → bytes of its text printed
-	shown   map[string]bool // tool call ids printed
-	last    string          // the id of the message printed last
-	midLine bool            // standard output does not end in a newline
-	waiting bool            // the waiting indicator is on standard error
-	failed  bool            // a run failed
+	streamed bool            // assistant text streamed in the turn being run
+	shown    map[string]bool // tool call ids printed
+	midLine  bool            // standard output does not end in a newline
+	waiting  bool            // the waiting indicator is on standard error
+	failed   bool            // a run failed
 }
 
 // loop reads the user's lines and runs the agent for each.
@@ -128,20 +189,25 @@ func (ch *chat) loop(stdin io.Reader) int {
 			continue
 		}
 		opts := ch.opts
-		if len(ch.c.Interrupts()) > 0 {
-			resume, err := ch.c.Resume(answer(line))
-			if err != nil {
-				ch.fail(err)
+		var err error
+		switch calls := ch.c.PendingToolCalls(); {
+		case len(ch.c.Interrupts()) > 0:
+			opts.Resume, err = ch.c.Resume(answer(line))
+		case len(calls) > 0: // a call that no -tool answers: the line is its result
+			err = ch.c.AddMessages(aguistate.ToolMessage(calls[0].ID, line))
+			if err == nil && len(calls) > 1 {
 				ch.prompt()
 				continue
 			}
-			opts.Resume = resume
-		} else if err := ch.c.AddMessages(aguistate.UserMessage(line)); err != nil {
+		default:
+			err = ch.c.AddMessages(aguistate.UserMessage(line))
+		}
+		if err != nil {
 			ch.fail(err)
 			ch.prompt()
 			continue
 		}
-		ch.runOnce(&opts)
+		ch.runTurn(&opts)
 		ch.prompt()
 	}
 	if err := lines.Err(); err != nil {
@@ -149,6 +215,9 @@ func (ch *chat) loop(stdin io.Reader) int {
 	}
 	if n := len(ch.c.Interrupts()); n > 0 {
 		ch.fail(fmt.Errorf("the input ended with %d interrupts unanswered", n))
+	}
+	if n := len(ch.c.PendingToolCalls()); n > 0 {
+		ch.fail(fmt.Errorf("the input ended with %d tool calls unanswered", n))
 	}
 	if ch.failed {
 		return 1
@@ -170,20 +239,20 @@ func answer(line string) func(aguistate.Value) (any, bool) {
 	return func(aguistate.Value) (any, bool) { return payload, true }
 }
 
-// runOnce runs the agent once and reports how the run ended.
-func (ch *chat) runOnce(opts *aguistate.RunOptions) {
-	for _, m := range ch.c.Messages() { // print only what this run adds
-		ch.printed[m.ID()] = len(m.Text())
-	}
+// runTurn runs the agent until the turn is done, answering the calls of
+// the -tool tools, and reports how it ended.
+func (ch *chat) runTurn(opts *aguistate.RunOptions) {
 	if ch.tty {
 		fmt.Fprint(ch.stderr, "(waiting…)")
 		ch.waiting = true
 	}
-	res, err := ch.c.RunAgent(context.Background(), ch.agent, opts)
+	ch.streamed = false
+	res, err := ch.c.RunTools(context.Background(), ch.agent, ch.tools, opts)
 	ch.clearWaiting()
-	for _, m := range res.NewMessages { // calls that ended without TOOL_CALL_END
-		for _, call := range m.ToolCalls() {
-			ch.showCall(call)
+	for _, m := range res.NewMessages { // a producer that streamed no text sent it whole, in a snapshot
+		if text := m.Text(); m.Role() == "assistant" && text != "" && !ch.streamed {
+			ch.endLine()
+			fmt.Fprintln(ch.stdout, text)
 		}
 	}
 	ch.endLine()
@@ -204,31 +273,49 @@ func (ch *chat) runOnce(opts *aguistate.RunOptions) {
 	}
 }
 
+// command returns the Func of the -tool tc: it runs the command with the
+// call's arguments on standard input, its standard error going to the
+// chat's, and returns its standard output less one final newline.
+func (ch *chat) command(tc toolCommand) func(context.Context, aguistate.ToolCall) (string, error) {
+	return func(ctx context.Context, call aguistate.ToolCall) (string, error) {
+		cmd := exec.CommandContext(ctx, "sh", "-c", tc.command)
+		cmd.Stdin = strings.NewReader(call.Arguments)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, ch.stderr
+		if err := cmd.Run(); err != nil {
+			return "", fmt.Errorf("-tool %s: %w", tc.name, err)
+		}
+		result := strings.TrimSuffix(strings.TrimSuffix(out.String(), "\n"), "\r")
+		ch.endLine()
+		fmt.Fprintf(ch.stdout, "tool result: %s %s\n", tc.name, result)
+		return result, nil
+	}
+}
+
 // onChange prints what each event of a run did.
 func (ch *chat) onChange(change aguistate.Change) {
 	if change.Event.Type == "" {
-		return // a local change: the user's own message or the run input
+		return // a local change: the user's own message, a tool's result or the run input
 	}
 	ch.clearWaiting()
 	if change.Warning != nil {
 		ch.endLine()
 		fmt.Fprintln(ch.stderr, "warning:", change.Warning)
 	}
-	for _, id := range change.Added {
-		ch.showText(id)
-	}
-	for _, id := range change.Replaced {
-		ch.showText(id)
-	}
-	if change.Event.Type == "TOOL_CALL_END" {
-		var id string
-		if change.Event.Value().DecodeLenient("/toolCallId", &id) == nil {
-			for _, m := range ch.c.Messages() {
-				for _, call := range m.ToolCalls() {
-					if call.ID == id {
-						ch.showCall(call)
-					}
-				}
+	for _, p := range change.Pieces {
+		switch {
+		case p.ToolCallID != "":
+			if p.End {
+				ch.showCall(p.MessageID, p.ToolCallID)
+			}
+		case p.Role == "assistant":
+			ch.streamed = true
+			if p.Text != "" {
+				fmt.Fprint(ch.stdout, p.Text)
+				ch.midLine = true
+			}
+			if p.End {
+				ch.endLine()
 			}
 		}
 	}
@@ -238,39 +325,20 @@ func (ch *chat) onChange(change aguistate.Change) {
 	}
 }
 
-// showText prints the part of an assistant message's text not printed yet.
-func (ch *chat) showText(id string) {
-	for _, m := range ch.c.Messages() {
-		if m.ID() != id || m.Role() != "assistant" {
-			continue
-		}
-		text := m.Text()
-		done := ch.printed[id]
-		if done > len(text) { // rewritten shorter, by a snapshot: print it again
+// showCall prints the tool call id of message msg once, when it has ended.
+func (ch *chat) showCall(msg, id string) {
+	m, ok := ch.c.Message(msg)
+	if !ok || ch.shown[id] {
+		return
+	}
+	for _, call := range m.ToolCalls() {
+		if call.ID == id {
+			ch.shown[id] = true
 			ch.endLine()
-			done = 0
-		}
-		piece := text[done:]
-		if piece == "" {
+			fmt.Fprintf(ch.stdout, "tool call: %s %s\n", call.Name, call.Arguments)
 			return
 		}
-		if ch.last != id {
-			ch.endLine()
-		}
-		fmt.Fprint(ch.stdout, piece)
-		ch.printed[id], ch.last, ch.midLine = len(text), id, !strings.HasSuffix(text, "\n")
-		return
 	}
-}
-
-// showCall prints a tool call once.
-func (ch *chat) showCall(call aguistate.ToolCall) {
-	if ch.shown[call.ID] {
-		return
-	}
-	ch.shown[call.ID] = true
-	ch.endLine()
-	fmt.Fprintf(ch.stdout, "tool call: %s %s\n", call.Name, call.Arguments)
 }
 
 // stateSummary sums up in one line what an event did to the state.
@@ -324,14 +392,19 @@ func (ch *chat) endLine() {
 		fmt.Fprintln(ch.stdout)
 		ch.midLine = false
 	}
-	ch.last = ""
 }
 
-// prompt shows the prompt, on a terminal only.
+// prompt shows the prompt, on a terminal only: "NAME> " while a call of
+// NAME waits for its result, "> " otherwise.
 func (ch *chat) prompt() {
-	if ch.tty {
-		fmt.Fprint(ch.stderr, "> ")
+	if !ch.tty {
+		return
 	}
+	if calls := ch.c.PendingToolCalls(); len(calls) > 0 && len(ch.c.Interrupts()) == 0 {
+		fmt.Fprint(ch.stderr, calls[0].Name+"> ")
+		return
+	}
+	fmt.Fprint(ch.stderr, "> ")
 }
 
 // clearWaiting erases the waiting indicator, if it is shown.

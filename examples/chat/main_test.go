@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aguistate/aguistate"
+	"github.com/aguistate/aguistate/agenttest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -119,7 +121,7 @@ func TestChat(t *testing.T) {
 		},
 	}, {
 		name:   "tool calls and state",
-		reason: "a tool call is shown when it ends, the chunk form at the run's end; each state change is one line",
+		reason: "a tool call is shown when it ends, the chunk form at the run's end; each state change is one line; calls left unanswered fail the session",
 		runs: [][]string{runOf(
 			[]string{`{"type":"STATE_SNAPSHOT","snapshot":{"steps":[{"status":"pending"}]}}`},
 			[]string{`{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/steps/0/status","value":"done"}]}`},
@@ -136,6 +138,21 @@ func TestChat(t *testing.T) {
 			"Let me check.\n" +
 			"tool call: get_weather {\"city\":\"Rome\"}\n" +
 			"tool call: search {}\n",
+		wantStatus: 1,
+		wantStderr: "error: the input ended with 2 tool calls unanswered\n",
+	}, {
+		name:   "a message that comes whole",
+		reason: "a producer that streams no text: the messages its snapshot adds are printed at the end of the run",
+		runs: [][]string{runOf([]string{`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a1","role":"assistant","content":"All done."}]}`}),
+			runOf(text("a2", "Streamed."), []string{`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a3","role":"assistant","content":"Streamed."}]}`})},
+		stdin:      "go\nagain\n",
+		wantStdout: "All done.\nStreamed.\n",
+	}, {
+		name:       "chunks only",
+		reason:     "a producer that sends only chunks: each message ends its line",
+		runs:       [][]string{runOf([]string{`{"type":"TEXT_MESSAGE_CHUNK","messageId":"a1","delta":"One."}`, `{"type":"TEXT_MESSAGE_CHUNK","messageId":"a2","delta":"Two."}`})},
+		stdin:      "go\n",
+		wantStdout: "One.\nTwo.\n",
 	}, {
 		name:       "interrupt resolved with text",
 		reason:     "interrupts go to stderr; the next line resolves each, as a JSON string when it is not JSON, and the run starts at once",
@@ -341,9 +358,83 @@ func TestChatUsage(t *testing.T) {
 		{"bad header", "-H takes 'Name: value'", []string{"-url", "http://127.0.0.1:1", "-H", "nocolon"}},
 		{"unreadable input", "a missing -input file", []string{"-url", "http://127.0.0.1:1", "-input", filepath.Join(t.TempDir(), "absent.json")}},
 		{"bad flag", "unknown flags are usage errors", []string{"-nope"}},
+		{"bad tool", "-tool takes NAME=COMMAND", []string{"-url", "http://127.0.0.1:1", "-tool", "f"}},
+		{"a tool twice", "one command a tool", []string{"-url", "http://127.0.0.1:1", "-tool", "f=a", "-tool", "f=b"}},
 	} {
 		var stderr bytes.Buffer
 		assert.Equal(t, 2, run(tc.args, strings.NewReader("hi\n"), io.Discard, &stderr, false), "%s: %s", tc.name, tc.reason)
 		assert.NotEmpty(t, stderr.String(), tc.name)
 	}
+}
+
+// TestChatTools checks -tool: a call of a tool with a -tool is answered by
+// its command, and the turn goes on at once; a call of another tool by the
+// next input line. The agent is the test kit's.
+func TestChatTools(t *testing.T) {
+	t.Parallel()
+	srv := agenttest.NewFunc(t, func(in aguistate.RunAgentInput) agenttest.Turn {
+		last := in.Messages[len(in.Messages)-1]
+		switch {
+		case last.Role() == "user" && last.Text() == "weather?":
+			return agenttest.Turn{agenttest.Text("Let me check."), agenttest.ToolCall("get_weather", `{"city":"Rome"}`)}
+		case last.Role() == "user":
+			return agenttest.Turn{agenttest.ToolCall("confirm", `{"flight":"AA9"}`), agenttest.ToolCallChunks("get_weather", `{"city":"Oslo"}`)}
+		case last.Role() == "tool":
+			var results []string
+			for _, m := range in.Messages {
+				if m.Role() == "tool" {
+					results = append(results, m.Text())
+				}
+			}
+			return agenttest.Turn{agenttest.TextChunks("Got " + strings.Join(results, " and ") + ".")}
+		}
+		return nil
+	})
+	command := `-tool=get_weather=read args; echo "{\"sky\":\"clear\",\"args\":$args}"`
+
+	var out, errOut bytes.Buffer
+	status := run([]string{"-url", srv.URL, command}, strings.NewReader("weather?\n"), &out, &errOut, false)
+	assert.Equal(t, 0, status, errOut.String())
+	assert.Equal(t, "Let me check.\n"+
+		`tool call: get_weather {"city":"Rome"}`+"\n"+
+		`tool result: get_weather {"sky":"clear","args":{"city":"Rome"}}`+"\n"+
+		`Got {"sky":"clear","args":{"city":"Rome"}}.`+"\n", out.String(), "the command answers, and the turn goes on at once")
+	in := srv.Inputs()
+	require.Len(t, in, 2)
+	assert.JSONEq(t, `[{"name":"get_weather","description":""}]`, string(in[0].Tools), "the tool's definition goes in the run input")
+
+	out.Reset()
+	errOut.Reset()
+	status = run([]string{"-url", srv.URL, command}, strings.NewReader("book it\nyes\n"), &out, &errOut, true)
+	assert.Equal(t, 0, status, errOut.String())
+	assert.Equal(t, `tool call: confirm {"flight":"AA9"}`+"\n"+
+		`tool call: get_weather {"city":"Oslo"}`+"\n"+
+		`tool result: get_weather {"sky":"clear","args":{"city":"Oslo"}}`+"\n"+
+		`Got {"sky":"clear","args":{"city":"Oslo"}} and yes.`+"\n", out.String(),
+		"the call with a command is answered; the other waits for the next line, and then the turn goes on")
+	assert.Contains(t, errOut.String(), "confirm> ", "the prompt names the call that waits")
+}
+
+// TestChatToolFails checks that a -tool command that fails is reported,
+// fails the session, and the chat goes on.
+func TestChatToolFails(t *testing.T) {
+	t.Parallel()
+	srv := agenttest.New(t, agenttest.Turn{agenttest.ToolCall("f", `{}`)}, agenttest.Turn{agenttest.Text("Fine.")})
+	var out, errOut bytes.Buffer
+	status := run([]string{"-url", srv.URL, "-tool", "f=echo broken >&2; exit 3"}, strings.NewReader("go\nagain\n"), &out, &errOut, false)
+	assert.Equal(t, 1, status)
+	assert.Equal(t, "broken\n"+`error: aguistate: tool "f" (call "call-1"): -tool f: exit status 3`+"\n", errOut.String())
+	assert.Equal(t, "tool call: f {}\nFine.\n", out.String(), "the next line is the user's, and the chat goes on")
+}
+
+// TestChatToolDefinedInInput checks that a -tool that -input defines
+// keeps -input's definition.
+func TestChatToolDefinedInInput(t *testing.T) {
+	t.Parallel()
+	input := filepath.Join(t.TempDir(), "input.json")
+	require.NoError(t, os.WriteFile(input, []byte(`{"tools":[{"name":"f","description":"Does f.","parameters":{"type":"object"}}]}`), 0o600))
+	srv := agenttest.New(t, agenttest.Turn{})
+	status, _, stderr := chatRun(t, &agent{Server: srv.Server}, "go\n", false, "-input", input, "-tool", "f=cat")
+	require.Equal(t, 0, status, stderr)
+	assert.JSONEq(t, `[{"name":"f","description":"Does f.","parameters":{"type":"object"}}]`, string(srv.Inputs()[0].Tools))
 }

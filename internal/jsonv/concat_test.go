@@ -90,6 +90,32 @@ func TestConcatSplitPairs(t *testing.T) {
 	assert.Equal(t, `"xa\ud83d"`, string(Marshal(a)), "older values never change")
 }
 
+// TestTextHead checks that TextHead leaves out only the high half that a
+// string made by Concat holds apart, and that the heads of a growing string
+// each begin with the one before, so that what a piece added is the rest.
+func TestTextHead(t *testing.T) {
+	t.Parallel()
+	hi, lo := "\xed\xa0\xbd", "\xed\xb8\x80" // U+D83D and U+DE00 in WTF-8
+	head := func(n *Node) []any {
+		h, held := n.TextHead()
+		return []any{h, held}
+	}
+	var c Concat
+	a := c.Append(NewString("x"), "a"+hi)
+	assert.Equal(t, []any{"xa", true}, head(a), "the held high half is left out")
+	assert.Equal(t, "xa"+hi, a.Text(), "Text has it")
+	b := c.Append(a, lo+"b")
+	assert.Equal(t, []any{"xa😀b", false}, head(b), "the joined pair follows the head before")
+	lone := c.Append(a, "y")
+	assert.Equal(t, []any{"xa" + hi + "y", false}, head(lone), "a high half that did not pair is text")
+	two := c.Append(a, hi)
+	assert.Equal(t, []any{"xa" + hi, true}, head(two), "the first of two high halves is text, the second held")
+	parsed, err := Parse([]byte(`"q\ud83d"`), 0)
+	require.NoError(t, err)
+	assert.Equal(t, []any{"q" + hi, false}, head(parsed), "a parsed string holds nothing apart")
+	assert.Equal(t, []any{"", false}, head(NewNumber("1")), "not a string")
+}
+
 // TestConcatSplitPairCostsThePiece checks that joining a split pair at the
 // end of a long text copies nothing of the text.
 func TestConcatSplitPairCostsThePiece(t *testing.T) {

@@ -334,6 +334,18 @@ func (n *Node) Text() string {
 	return ""
 }
 
+// TextHead returns a string's text (WTF-8) but for a lone high surrogate
+// that a string made by Concat ends in, which Concat holds apart until the
+// next piece shows whether it pairs, and whether it holds one; "" for
+// other kinds. It costs O(1), where Text copies such a string.
+func (n *Node) TextHead() (head string, held bool) {
+	if n.Kind() != String {
+		return "", false
+	}
+	head, hi := n.stringParts()
+	return head, hi != 0
+}
+
 // stringParts returns a string's text as a head and, for a string made by
 // Concat that ends in a lone high surrogate, that surrogate (else 0).
 func (n *Node) stringParts() (head string, hi rune) {

@@ -45,6 +45,26 @@ var batch []byte
 // fails it then when CI is set.
 func Run(tb testing.TB, pipeline bool, cases []Case) []Result {
 	tb.Helper()
+	return run(tb, mode{Pipeline: pipeline}, cases)
+}
+
+// RunAgent is Run through the client's AbstractAgent.runAgent itself
+// (apply.mjs --runagent): its whole middleware chain, the compatibility
+// boundary for producers older than 1.0 included, then the pipeline. The
+// case's events are the run's, from its RUN_STARTED.
+func RunAgent(tb testing.TB, cases []Case) []Result {
+	tb.Helper()
+	return run(tb, mode{RunAgent: true}, cases)
+}
+
+// mode is how batch.mjs runs a case.
+type mode struct {
+	Pipeline bool `json:"pipeline"`
+	RunAgent bool `json:"runagent"`
+}
+
+func run(tb testing.TB, m mode, cases []Case) []Result {
+	tb.Helper()
 	apply := os.Getenv("AGUISTATE_ORACLE")
 	if apply == "" {
 		if os.Getenv("CI") != "" {
@@ -57,12 +77,12 @@ func Run(tb testing.TB, pipeline bool, cases []Case) []Result {
 		tb.Fatal(err)
 	}
 	type item struct {
-		Case     Case `json:"case"`
-		Pipeline bool `json:"pipeline"`
+		Case Case `json:"case"`
+		mode
 	}
 	items := make([]item, len(cases))
 	for i, c := range cases {
-		items[i] = item{c, pipeline}
+		items[i] = item{c, m}
 	}
 	in, err := json.Marshal(items)
 	if err != nil {
