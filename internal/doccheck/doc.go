@@ -10,8 +10,10 @@
 // on the line before the fence changes that:
 //
 //	<!-- go: params(w http.ResponseWriter, req *http.Request) -->
+//	<!-- go: decl(var weather aguistate.Tool) -->
 //	<!-- go: skip -->
 //
-// The first gives a function body other names in scope; the second leaves
-// the snippet unchecked (say why next to it).
+// The first gives a function body other names in scope; the second adds
+// declarations to the snippet's file (a name an earlier snippet made);
+// the third leaves the snippet unchecked (say why next to it).
 package doccheck

@@ -41,6 +41,7 @@ type snippet struct {
 	line   int    // of the first line of code
 	code   string //
 	params string // the parameter list of a function-body snippet
+	decl   string // declarations the snippet uses, added to its file
 	skip   bool
 }
 
@@ -111,6 +112,8 @@ func parse(path string, text []byte) *document {
 					s.skip = true
 				case strings.HasPrefix(pending, "params(") && strings.HasSuffix(pending, ")"):
 					s.params = strings.TrimSuffix(strings.TrimPrefix(pending, "params("), ")")
+				case strings.HasPrefix(pending, "decl(") && strings.HasSuffix(pending, ")"):
+					s.decl = strings.TrimSuffix(strings.TrimPrefix(pending, "decl("), ")")
 				}
 				d.snippets = append(d.snippets, s)
 			}
@@ -232,6 +235,8 @@ var imports = map[string]string{
 	"slog":       "log/slog",
 	"strings":    "strings",
 	"testing":    "testing",
+	"assert":     "github.com/stretchr/testify/assert",
+	"require":    "github.com/stretchr/testify/require",
 	"time":       "time",
 }
 
@@ -252,6 +257,7 @@ func source(s snippet) (string, int, error) {
 	if !topLevel {
 		body = "func _(" + s.params + ") {\n" + code + "}\n"
 	}
+	body += s.decl + "\n"
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "snippet.go", "package snippet\n"+body, parser.SkipObjectResolution)
 	if err != nil {
@@ -266,7 +272,7 @@ func source(s snippet) (string, int, error) {
 		}
 		return true
 	})
-	for _, p := range strings.Split(s.params, ",") {
+	for _, p := range strings.Split(s.params+","+s.decl, ",") {
 		if fields := strings.Fields(p); len(fields) == 2 {
 			ty := strings.TrimLeft(fields[1], "*[]")
 			if pkg, _, ok := strings.Cut(ty, "."); ok {
@@ -289,6 +295,7 @@ func source(s snippet) (string, int, error) {
 	header := strings.Count(b.String(), "\n")
 	if topLevel {
 		b.WriteString(code)
+		b.WriteString(s.decl + "\n")
 		return b.String(), header + 1, nil
 	}
 	// A snippet's top-level variables may be unused, as in a fragment.
@@ -321,6 +328,7 @@ func source(s snippet) (string, int, error) {
 		fmt.Fprintf(&b, "\t_ = %s\n", name)
 	}
 	b.WriteString("}\n")
+	b.WriteString(s.decl + "\n")
 	return b.String(), header + 2, nil
 }
 
