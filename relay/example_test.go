@@ -99,7 +99,7 @@ func ExampleNew() {
 		}
 	}))
 	defer agent.Close()
-	r := relay.New(agent.URL, nil) // threads in memory
+	r := relay.New(&aguistate.Agent{URL: agent.URL}, nil) // threads in memory
 	defer r.Close()
 	srv := httptest.NewServer(r)
 	defer srv.Close()

@@ -32,7 +32,7 @@ func newRelay(t testing.TB, a *agenttest.Agent, o relay.Options) (*relay.Relay, 
 	if o.Retry == 0 {
 		o.Retry = time.Millisecond
 	}
-	r := relay.New(a.URL, &o)
+	r := relay.New(&aguistate.Agent{URL: a.URL}, &o)
 	srv := httptest.NewServer(r)
 	t.Cleanup(func() {
 		srv.CloseClientConnections()

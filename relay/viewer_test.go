@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aguistate/aguistate"
 	"github.com/aguistate/aguistate/relay"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -138,7 +139,7 @@ func TestRelayStalledViewer(t *testing.T) {
 		a := newAgent(t, events)
 		release := a.Hold(1)
 		store := relay.NewMemory()
-		r := relay.New(a.URL, &relay.Options{Store: store, CheckpointEvery: 4, KeepEvents: 4, WriteTimeout: time.Hour})
+		r := relay.New(&aguistate.Agent{URL: a.URL}, &relay.Options{Store: store, CheckpointEvery: 4, KeepEvents: 4, WriteTimeout: time.Hour})
 		base, _ := stalledServer(t, r)
 		before := heapBytes()
 		posted := startRun(t, base, input)
@@ -174,7 +175,7 @@ func TestRelayStalledViewer(t *testing.T) {
 	t.Run("deadline", func(t *testing.T) {
 		a := newAgent(t, events)
 		release := a.Hold(1)
-		r := relay.New(a.URL, &relay.Options{CheckpointEvery: 4, KeepEvents: 4, WriteTimeout: 100 * time.Millisecond})
+		r := relay.New(&aguistate.Agent{URL: a.URL}, &relay.Options{CheckpointEvery: 4, KeepEvents: 4, WriteTimeout: 100 * time.Millisecond})
 		base, done := stalledServer(t, r)
 		posted := startRun(t, base, input)
 		conn := stalledViewer(t, base, true)

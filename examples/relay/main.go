@@ -44,6 +44,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/aguistate/aguistate"
 	"github.com/aguistate/aguistate/examples/internal/cli"
 	"github.com/aguistate/aguistate/relay"
 	"github.com/aguistate/aguistate/relay/pgstore"
@@ -94,7 +95,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, listening chan<- 
 	}
 	defer closeStore()
 
-	r := relay.New(*agent, &relay.Options{Store: store, Header: http.Header(header), Logger: logger})
+	r := relay.New(&aguistate.Agent{URL: *agent, Header: http.Header(header)}, &relay.Options{Store: store, Logger: logger})
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		fmt.Fprintln(stderr, "error:", err)

@@ -97,7 +97,7 @@ func newRelayServer(tb testing.TB, agent string, store relay.Store, whole ...boo
 	if len(whole) > 0 && whole[0] {
 		every, keep = 1000, 1000
 	}
-	r := relay.New(agent, &relay.Options{Store: store, LeaseTTL: 500 * time.Millisecond, Retry: 10 * time.Millisecond,
+	r := relay.New(&aguistate.Agent{URL: agent}, &relay.Options{Store: store, LeaseTTL: 500 * time.Millisecond, Retry: 10 * time.Millisecond,
 		CheckpointEvery: every, KeepEvents: keep})
 	s := &relayServer{Relay: r, srv: httptest.NewServer(r)}
 	tb.Cleanup(func() {
