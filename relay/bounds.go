@@ -55,9 +55,7 @@ func (r *Relay) readInput(w http.ResponseWriter, req *http.Request) ([]byte, int
 		return nil, 0
 	}
 	rc := http.NewResponseController(w)
-	if rc.SetReadDeadline(time.Now().Add(r.o.InputTimeout)) == nil {
-		defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
-	}
+	deadline := rc.SetReadDeadline(time.Now().Add(r.o.InputTimeout)) == nil
 	body := http.MaxBytesReader(w, req.Body, int64(r.o.MaxInput))
 	var buf []byte
 	var taken int64
@@ -95,6 +93,9 @@ func (r *Relay) readInput(w http.ResponseWriter, req *http.Request) ([]byte, int
 	var tooLarge *http.MaxBytesError
 	switch {
 	case err == nil:
+		if deadline { // the stream that follows has no read deadline
+			_ = rc.SetReadDeadline(time.Time{})
+		}
 		return buf, taken
 	case errors.As(err, &tooLarge):
 		r.inputTooLarge(w, req)
@@ -105,6 +106,8 @@ func (r *Relay) readInput(w http.ResponseWriter, req *http.Request) ([]byte, int
 	default:
 		r.fail(w, req, http.StatusBadRequest, "aguistate: reading the run input failed", err)
 	}
+	// The connection keeps the deadline: the server does not wait for the
+	// rest of a body that trickles before it sends the answer.
 	r.inputs.give(taken)
 	return nil, 0
 }

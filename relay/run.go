@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aguistate/aguistate"
+	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
 // maxBatch is the most events one append writes. Events that arrive while
@@ -204,6 +205,9 @@ func (r *Relay) runRun(ru *run) {
 
 	batch := make([][]byte, 0, maxBatch)
 	for ev := range events {
+		if ru.ctx.Err() != nil { // stopped, timed out, lost or closed: what came after is not recorded
+			break
+		}
 		batch = append(batch[:0], ev)
 	drain:
 		for len(batch) < maxBatch {
@@ -218,7 +222,11 @@ func (r *Relay) runRun(ru *run) {
 			}
 		}
 		fatal, err := r.write(ru.ctx, ru, batch, !started)
-		if !started {
+		switch {
+		case err != nil && ru.ctx.Err() != nil && !started: // ended before its first append
+			r.endUnstarted(ru, context.Cause(ru.ctx), start)
+			return
+		case !started:
 			start(err)
 		}
 		if err != nil && ru.ctx.Err() != nil {
@@ -288,8 +296,10 @@ func (r *Relay) callAgent(ru *run, w *watchdog) (*http.Response, error) {
 	switch {
 	case err == nil:
 		return resp, nil
+	case errors.As(err, &he) && he.StatusCode >= 200 && he.StatusCode <= 299:
+		return nil, &agentError{msg: fmt.Sprintf("aguistate: the agent answered %s with Content-Type %s, not an event stream", he.Status, jsonv.Quote(he.ContentType)), err: err}
 	case errors.As(err, &he):
-		return nil, &agentError{msg: "aguistate: the agent answered " + he.Status + ", not an event stream", err: err}
+		return nil, &agentError{msg: "aguistate: the agent answered " + he.Status, err: err}
 	default:
 		return nil, &agentError{msg: "aguistate: the agent could not be reached", err: err}
 	}
@@ -352,8 +362,9 @@ func (b watchedReader) Read(p []byte) (int, error) {
 }
 
 // write applies batch to the thread and appends it after the thread's last
-// position with ctx, once all of it applies or up to a fatal event, which
-// it returns. The first batch of a run (first) starts with the record of
+// position, once all of it applies or up to a fatal event, which it
+// returns. The append is not cut when ctx ends (a stop does not cut a batch
+// in two); a store that fails is retried until ctx ends. The first batch of a run (first) starts with the record of
 // the run's start; with no agent event it is that record alone. It returns
 // an error, and the run is lost, when another relay has appended to the
 // thread since the run's last append, or the store fails until the run
@@ -404,7 +415,9 @@ func (r *Relay) write(ctx context.Context, ru *run, batch [][]byte, first bool) 
 	batch = batch[:n]
 	pos := t.pos
 	if n > 0 {
-		err = t.store.Append(ctx, t.id, pos+1, batch...)
+		actx, cancel := r.storeContext(ctx)
+		err = t.store.Append(actx, t.id, pos+1, batch...)
+		cancel()
 	}
 	if errors.Is(err, ErrConflict) {
 		t.c = nil

@@ -17,9 +17,11 @@ type Agent struct {
 	*httptest.Server
 	script func(input []byte) [][]byte
 
-	mu     sync.Mutex
-	inputs [][]byte
-	hold   chan struct{}
+	mu      sync.Mutex
+	inputs  [][]byte
+	headers []http.Header
+	gone    int // runs whose request ended before their answer did
+	hold    chan struct{}
 	holdAt int
 }
 
@@ -41,6 +43,7 @@ func (a *Agent) serve(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
 	a.mu.Lock()
 	a.inputs = append(a.inputs, body)
+	a.headers = append(a.headers, req.Header.Clone())
 	hold, holdAt := a.hold, a.holdAt
 	a.mu.Unlock()
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -51,6 +54,9 @@ func (a *Agent) serve(w http.ResponseWriter, req *http.Request) {
 			select {
 			case <-hold:
 			case <-req.Context().Done():
+				a.mu.Lock()
+				a.gone++
+				a.mu.Unlock()
 				return
 			}
 		}
@@ -75,4 +81,19 @@ func (a *Agent) Inputs() [][]byte {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([][]byte(nil), a.inputs...)
+}
+
+// Header returns the header of the run request at index i (from 0).
+func (a *Agent) Header(i int) http.Header {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.headers[i]
+}
+
+// Gone returns how many runs ended, while they waited (see Hold), because
+// their request did: the client cancelled it or went away.
+func (a *Agent) Gone() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.gone
 }

@@ -86,6 +86,8 @@ var tests = []struct {
 	{"RelayRestart", testRelayRestart},
 	{"RelayStoreDown", testRelayStoreDown},
 	{"RelayTrim", testRelayTrim},
+	{"RelayRunRace", testRelayRunRace},
+	{"RelayIdle", testRelayIdle},
 }
 
 // namespace returns a new namespace name, unique across processes.
