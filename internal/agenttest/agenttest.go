@@ -22,7 +22,7 @@ type Agent struct {
 	headers []http.Header
 	gone    int // runs whose request ended before their answer did
 	hold    chan struct{}
-	holdAt int
+	holdAt  int
 }
 
 // New starts an Agent whose runs stream events, and stops it when tb ends.
