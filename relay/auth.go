@@ -4,6 +4,7 @@ package relay
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 )
 
@@ -45,9 +46,10 @@ type Authorize func(req *http.Request, action Action, thread string) (Grant, err
 
 // Grant is what [Authorize] allows a request.
 type Grant struct {
-	// Tenant names the set of threads the request's thread belongs to: two
-	// tenants' thread "t1" are two threads (see [Store]). "" is the store's
-	// own set, the only one without a hook.
+	// Tenant names the set of threads the request's thread belongs to, at
+	// most [MaxTenant] bytes: two tenants' thread "t1" are two threads, in
+	// every store ([Store.Tenant]). "" is the store's own set, the only one
+	// without a hook.
 	Tenant string
 	// Header is set on the run's request to the agent, over the Agent's
 	// own Header (such as the end user's identity, or a key per tenant).
@@ -64,6 +66,9 @@ func (r *Relay) authorize(w http.ResponseWriter, req *http.Request, action Actio
 	}
 	g, err := r.o.Authorize(req, action, thread)
 	switch {
+	case err == nil && len(g.Tenant) > MaxTenant:
+		r.fail(w, req, http.StatusServiceUnavailable, "aguistate: the authorization failed",
+			fmt.Errorf("aguistate: Authorize named a tenant of %d bytes, more than MaxTenant (%d)", len(g.Tenant), MaxTenant))
 	case err == nil:
 		return g, true
 	case errors.Is(err, ErrUnauthenticated):

@@ -12,9 +12,10 @@
 // does, so the checkpoint of a Consumer that has applied k events sits at
 // position k and the log continues at k+1. [Store.Append] is a
 // compare-and-set on the position: two replicas writing one thread can
-// never interleave their events. A store that is also a [Leaser] keeps, per
-// thread, the lease of the relay that runs the thread's run, so that
-// another relay ends a run whose relay stopped.
+// never interleave their events. A store keeps, per thread, the lease of
+// the relay that runs the thread's run, so that another relay ends a run
+// whose relay stopped, and [Store.Stop] reaches that relay. Each tenant of
+// a store ([Store.Tenant]) has threads of its own.
 //
 // Use [NewMemory] for a store in this process's memory (the default). The
 // modules github.com/aguistate/aguistate/relay/redisstore and
@@ -29,7 +30,8 @@
 // not the log's next one; a [*RangeError] (wrapping [ErrOutOfRange]) a read
 // from a position the log no longer holds, after which a viewer needs the
 // checkpoint; [ErrNoCheckpoint] a thread without one; [ErrLeased] a lease
-// another relay holds. Other errors, such as a store that does not answer,
+// another relay holds; [ErrStopped] a lease renewal of a run asked to stop;
+// [ErrNotLeased] a stop of a thread that no relay runs. Other errors, such as a store that does not answer,
 // are the store's own: retry later. A Relay answers such a failure with
 // 503, an agent that fails before a run's first event with 502, and a
 // second run of a thread that runs with 409; a run that fails later ends

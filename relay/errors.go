@@ -1,4 +1,5 @@
-// The errors of the stores (conflicts, positions out of range, no checkpoint) and of the relay's edge.
+// The errors of the stores (conflicts, positions out of range, no checkpoint, leases,
+// cursors) and of the relay's edge.
 
 package relay
 
@@ -25,8 +26,26 @@ var (
 	ErrNoCheckpoint = errors.New("aguistate: no checkpoint")
 
 	// ErrLeased reports a thread whose lease another holder has (see
-	// [Leaser]): another relay runs its current run.
+	// [Store.Lease]): another relay runs its current run.
 	ErrLeased = errors.New("aguistate: thread leased")
+
+	// ErrStopped reports a lease renewal of a thread whose run a
+	// [Store.Stop] asked its holder to stop. The lease is still the
+	// holder's.
+	ErrStopped = errors.New("aguistate: run stopped")
+
+	// ErrNotLeased reports a [Store.Stop] of a thread that no holder has an
+	// unexpired lease of: no relay runs a run of it.
+	ErrNotLeased = errors.New("aguistate: thread not leased")
+
+	// ErrFull reports a write that would take a [Memory] past one of its
+	// bounds when no thread can be evicted to make room: every other thread
+	// holds a lease. Nothing was written.
+	ErrFull = errors.New("aguistate: store full")
+
+	// ErrBadCursor reports a cursor that no [Store.Threads] of the store
+	// gave.
+	ErrBadCursor = errors.New("aguistate: bad cursor")
 
 	// ErrUnauthenticated is the error an [Authorize] hook wraps to refuse a
 	// request that does not say who sends it, or not in a way it accepts:

@@ -19,7 +19,7 @@ import (
 // log.
 func Example() {
 	ctx := context.Background()
-	store := relay.NewMemory()
+	store := relay.NewMemory(nil)
 	stream := []string{
 		`{"type":"RUN_STARTED","threadId":"t1","runId":"r1"}`,
 		`{"type":"STATE_SNAPSHOT","snapshot":{"count":0}}`,

@@ -64,7 +64,7 @@ func TestRelayAgentFailures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			store := relay.NewMemory()
+			store := relay.NewMemory(nil)
 			r := relay.New(&aguistate.Agent{URL: rawAgent(t, tt.status, tt.contentType, tt.body)}, &relay.Options{Store: store})
 			srv := httptest.NewServer(r)
 			t.Cleanup(func() { srv.Close(); _ = r.Close() })
@@ -108,7 +108,7 @@ func TestRelayClose(t *testing.T) {
 	})
 	release := a.Hold(2)
 	defer release()
-	store := relay.NewMemory()
+	store := relay.NewMemory(nil)
 	r := relay.New(&aguistate.Agent{URL: a.URL}, &relay.Options{Store: store})
 	srv := httptest.NewServer(r)
 	defer srv.Close()

@@ -109,7 +109,7 @@ func TestRelayThreadIDBytes(t *testing.T) {
 		if agentStarts {
 			events = append([][]byte{[]byte(`{"type":"RUN_STARTED","threadId":"a\ud800b","runId":"r\ud800"}`)}, events...)
 		}
-		store := relay.NewMemory()
+		store := relay.NewMemory(nil)
 		_, base := newRelay(t, newAgent(t, events), relay.Options{Store: store})
 		status, _ := post(t, base, []byte(`{"threadId":"a\ud800b","runId":"r\ud800","messages":[]}`))
 		require.Equal(t, http.StatusOK, status)

@@ -4,6 +4,7 @@ package relay
 
 import (
 	"bytes"
+	"container/list"
 	"context"
 	"fmt"
 	"iter"
@@ -12,67 +13,159 @@ import (
 	"time"
 )
 
-// Memory is a [Store] and a [Leaser] that keeps threads in this process's
-// memory: the default when nothing else is configured. It is safe for
-// concurrent use; what it holds lasts as long as it does, and only Trim
-// frees it.
+// Memory is a [Store] that keeps threads in this process's memory: the
+// default when nothing else is configured. It is safe for concurrent use.
+// It holds at most [MemoryOptions] MaxThreads threads and MaxBytes bytes of
+// logs and checkpoints, evicting the least recently used thread that holds
+// no unexpired lease, as Delete removes it, to make room; and it removes
+// a thread whose log has not grown for TTL. Its tenants ([Memory.Tenant])
+// share one Memory's bounds and lock.
 type Memory struct {
-	mu      sync.Mutex
-	threads map[string]*memThread
-	leases  map[string]memLease
+	s      *memState
+	tenant string
+	err    error // not nil for a tenant whose name is too long: every call returns it
 }
 
-// memLease is a thread's lease.
-type memLease struct {
-	holder  string
-	expires time.Time
+// MemoryOptions configures a [Memory]. A nil *MemoryOptions means the
+// defaults.
+type MemoryOptions struct {
+	// MaxThreads is the most threads the Memory holds, of all its tenants:
+	// with a log, a checkpoint, a lease, or a follower waiting for its
+	// first event. 0 means the default, 10,000; a negative value, no bound.
+	MaxThreads int
+
+	// MaxBytes is the most bytes of events and checkpoints the Memory holds,
+	// of all its tenants (not counting the Go values around them, about 100
+	// bytes per event). 0 means the default, 512 MiB; a negative value, no
+	// bound.
+	MaxBytes int64
+
+	// TTL is how long a thread whose log does not grow is kept: from its
+	// last append, or from when the Memory first held it. A thread with an
+	// unexpired lease is kept. Expired threads are removed as the Memory is
+	// used, at least every TTL/10. 0 (the default) keeps threads until they
+	// are evicted or deleted.
+	TTL time.Duration
 }
 
-// memThread is one thread: its log from position first on, and its
-// checkpoint.
+// memState is what a Memory and its tenants share.
+type memState struct {
+	root       *Memory // tenant ""
+	maxThreads int     // < 0: no bound
+	maxBytes   int64   // < 0: no bound
+	ttl        time.Duration
+
+	mu        sync.Mutex
+	threads   map[memKey]*memThread
+	tenants   map[string]*memIndex // the listing of each tenant with a thread listed
+	seq       uint64               // appends so far
+	bytes     int64                // of events and checkpoints held
+	used      list.List            // of *memThread, the most recently used first
+	aging     list.List            // of *memThread, the longest unchanged first (when ttl > 0)
+	nextSweep time.Time
+}
+
+// memKey names a thread of a tenant.
+type memKey struct{ tenant, id string }
+
+// memThread is one thread: its log from position first on, its
+// checkpoint, and its lease.
 type memThread struct {
+	key    memKey
 	first  int64 // position of log[0]; 1 until trimmed
 	log    [][]byte
 	cpPos  int64
 	cpData []byte        // nil when there is no checkpoint
+	bytes  int64         // of log and cpData
 	wake   chan struct{} // closed by the next append; nil while no follower waits
+
+	holder  string    // the lease's holder; "" when nobody has it
+	expires time.Time // the lease's expiry
+	stop    bool      // a Stop asked the holder to stop
+	run     string    // the last run id given with a lease
+
+	seq     uint64    // the seq of its last append, 0 while it is not listed (no log)
+	updated time.Time // the time of its last append, or of its creation
+	use     *list.Element
+	age     *list.Element // nil when the Memory has no TTL
 }
 
 func (t *memThread) last() int64 { return t.first + int64(len(t.log)) - 1 }
 
-// NewMemory returns an empty [Memory].
-func NewMemory() *Memory {
-	return &Memory{threads: make(map[string]*memThread), leases: make(map[string]memLease)}
+// NewMemory returns an empty [Memory] configured by opts.
+func NewMemory(opts *MemoryOptions) *Memory {
+	var o MemoryOptions
+	if opts != nil {
+		o = *opts
+	}
+	s := &memState{maxThreads: o.MaxThreads, maxBytes: o.MaxBytes, ttl: max(o.TTL, 0),
+		threads: make(map[memKey]*memThread), tenants: make(map[string]*memIndex)}
+	if s.maxThreads == 0 {
+		s.maxThreads = 10_000
+	}
+	if s.maxBytes == 0 {
+		s.maxBytes = 512 << 20
+	}
+	s.root = &Memory{s: s}
+	return s.root
 }
 
-// thread returns the thread named id, adding an empty one. The caller holds
-// m.mu.
-func (m *Memory) thread(id string) *memThread {
-	t := m.threads[id]
-	if t == nil {
-		t = &memThread{first: 1}
-		m.threads[id] = t
+// Tenant implements [Store.Tenant]: the Memory of tenant name, which
+// shares m's memory, bounds and lock.
+func (m *Memory) Tenant(name string) Store {
+	if name == "" {
+		return m.s.root
+	}
+	t := &Memory{s: m.s, tenant: name}
+	if len(name) > MaxTenant {
+		t.err = fmt.Errorf("the tenant name is %d bytes long, more than %d", len(name), MaxTenant)
 	}
 	return t
 }
 
-// Append implements [Store.Append].
-func (m *Memory) Append(ctx context.Context, thread string, pos int64, events ...[]byte) error {
+// begin returns the error that a call of op on thread returns before it
+// starts, or nil.
+func (m *Memory) begin(ctx context.Context, op, thread string) error {
+	if m.err != nil {
+		return memError(op, thread, m.err)
+	}
 	if err := ctx.Err(); err != nil {
-		return memError("append to", thread, err)
+		return memError(op, thread, err)
+	}
+	return nil
+}
+
+// Append implements [Store.Append]. It returns an error wrapping [ErrFull]
+// when the events do not fit in MaxBytes, even once every thread that
+// holds no lease is evicted.
+func (m *Memory) Append(ctx context.Context, thread string, pos int64, events ...[]byte) error {
+	if err := m.begin(ctx, "append to", thread); err != nil {
+		return err
 	}
 	if len(events) == 0 {
 		return nil
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t := m.thread(thread)
+	now := m.s.lock()
+	defer m.s.mu.Unlock()
+	t, err := m.thread(thread, now)
+	if err != nil {
+		return memError("append to", thread, err)
+	}
 	if last := t.last(); pos != last+1 {
 		return &ConflictError{Thread: thread, Pos: pos, Last: last}
+	}
+	var size int64
+	for _, e := range events {
+		size += int64(len(e))
+	}
+	if err := m.s.room(t, size, now); err != nil {
+		return memError("append to", thread, err)
 	}
 	for _, e := range events {
 		t.log = append(t.log, bytes.Clone(e))
 	}
+	m.s.grow(t, size)
+	m.s.touch(t, now)
 	if t.wake != nil {
 		close(t.wake)
 		t.wake = nil
@@ -82,42 +175,52 @@ func (m *Memory) Append(ctx context.Context, thread string, pos int64, events ..
 
 // Read implements [Store.Read].
 func (m *Memory) Read(ctx context.Context, thread string, after int64) iter.Seq2[Entry, error] {
-	return m.seq(ctx, thread, after, false)
+	return Scan(ctx, thread, after, memPager{m, thread}, false)
 }
 
 // Follow implements [Store.Follow].
 func (m *Memory) Follow(ctx context.Context, thread string, after int64) iter.Seq2[Entry, error] {
-	return m.seq(ctx, thread, after, true)
+	return Scan(ctx, thread, after, memPager{m, thread}, true)
 }
 
-// SaveCheckpoint implements [Store.SaveCheckpoint].
+// SaveCheckpoint implements [Store.SaveCheckpoint]. It returns an error
+// wrapping [ErrFull] as Append does.
 func (m *Memory) SaveCheckpoint(ctx context.Context, thread string, pos int64, data []byte) error {
-	if err := ctx.Err(); err != nil {
+	if err := m.begin(ctx, "save the checkpoint of", thread); err != nil {
+		return err
+	}
+	now := m.s.lock()
+	defer m.s.mu.Unlock()
+	t, err := m.thread(thread, now)
+	if err != nil {
 		return memError("save the checkpoint of", thread, err)
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t := m.thread(thread)
 	if last := t.last(); pos < 0 || pos > last {
 		return &ConflictError{Thread: thread, Pos: pos, Last: last}
 	}
-	if t.cpData == nil || pos >= t.cpPos {
-		t.cpPos, t.cpData = pos, bytes.Clone(data)
-		if t.cpData == nil {
-			t.cpData = []byte{}
-		}
+	if t.cpData != nil && pos < t.cpPos {
+		return nil
 	}
+	size := int64(len(data) - len(t.cpData))
+	if err := m.s.room(t, size, now); err != nil {
+		return memError("save the checkpoint of", thread, err)
+	}
+	t.cpPos, t.cpData = pos, bytes.Clone(data)
+	if t.cpData == nil {
+		t.cpData = []byte{}
+	}
+	m.s.grow(t, size)
 	return nil
 }
 
 // LoadCheckpoint implements [Store.LoadCheckpoint].
 func (m *Memory) LoadCheckpoint(ctx context.Context, thread string) (int64, []byte, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, nil, memError("load the checkpoint of", thread, err)
+	if err := m.begin(ctx, "load the checkpoint of", thread); err != nil {
+		return 0, nil, err
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t := m.threads[thread]
+	now := m.s.lock()
+	defer m.s.mu.Unlock()
+	t := m.find(thread, now)
 	if t == nil || t.cpData == nil {
 		return 0, nil, fmt.Errorf("%w: thread %q", ErrNoCheckpoint, thread)
 	}
@@ -126,24 +229,25 @@ func (m *Memory) LoadCheckpoint(ctx context.Context, thread string) (int64, []by
 
 // Trim implements [Store.Trim].
 func (m *Memory) Trim(ctx context.Context, thread string, before int64) error {
-	if err := ctx.Err(); err != nil {
-		return memError("trim", thread, err)
+	if err := m.begin(ctx, "trim", thread); err != nil {
+		return err
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t := m.threads[thread]
+	now := m.s.lock()
+	defer m.s.mu.Unlock()
+	t := m.find(thread, now)
 	if t == nil || t.cpData == nil {
 		return nil
 	}
 	if n := min(before, t.cpPos) - t.first; n > 0 {
+		var size int64
+		for _, e := range t.log[:n] {
+			size += int64(len(e))
+		}
 		t.log = slices.Clone(t.log[n:]) // let the removed events go
 		t.first += n
+		m.s.grow(t, -size)
 	}
 	return nil
-}
-
-func (m *Memory) seq(ctx context.Context, thread string, after int64, follow bool) iter.Seq2[Entry, error] {
-	return Scan(ctx, thread, after, memPager{m, thread}, follow)
 }
 
 // memPager reads one thread of a Memory for Scan.
@@ -153,12 +257,12 @@ type memPager struct {
 }
 
 func (s memPager) Page(ctx context.Context, from int64, n int) ([]Entry, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, memError("read", s.thread, err)
+	if err := s.m.begin(ctx, "read", s.thread); err != nil {
+		return nil, err
 	}
-	s.m.mu.Lock()
-	defer s.m.mu.Unlock()
-	t := s.m.threads[s.thread]
+	now := s.m.s.lock()
+	defer s.m.s.mu.Unlock()
+	t := s.m.find(s.thread, now)
 	if t == nil {
 		return nil, nil
 	}
@@ -181,51 +285,40 @@ func (s memPager) Wait(ctx context.Context, after int64, n int) ([]Entry, error)
 		if err != nil || len(page) > 0 {
 			return page, err
 		}
-		s.m.mu.Lock()
-		t := s.m.thread(s.thread)
+		now := s.m.s.lock()
+		t := s.m.find(s.thread, now)
+		if t == nil && after == 0 { // wait for its first append
+			if t, err = s.m.thread(s.thread, now); err != nil {
+				s.m.s.mu.Unlock()
+				return nil, memError("follow", s.thread, err)
+			}
+		}
+		if t == nil || t.last() < after { // deleted
+			s.m.s.mu.Unlock()
+			return nil, &RangeError{Thread: s.thread, After: after}
+		}
 		if t.last() > after { // appended since Page
-			s.m.mu.Unlock()
+			s.m.s.mu.Unlock()
 			continue
 		}
 		if t.wake == nil {
 			t.wake = make(chan struct{})
 		}
 		wake := t.wake
-		s.m.mu.Unlock()
+		expiry := time.NewTimer(time.Duration(1<<63 - 1))
+		if until, ok := s.m.s.expiry(t, now); ok { // the thread may expire meanwhile
+			expiry.Reset(until.Sub(now) + time.Millisecond)
+		}
+		s.m.s.mu.Unlock()
 		select {
 		case <-wake:
+		case <-expiry.C:
 		case <-ctx.Done():
+			expiry.Stop()
 			return nil, memError("follow", s.thread, ctx.Err())
 		}
+		expiry.Stop()
 	}
-}
-
-// Lease implements [Leaser.Lease].
-func (m *Memory) Lease(ctx context.Context, thread, holder string, ttl time.Duration) error {
-	if err := ctx.Err(); err != nil {
-		return memError("lease", thread, err)
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	now := time.Now()
-	if l, ok := m.leases[thread]; ok && l.holder != holder && now.Before(l.expires) {
-		return fmt.Errorf("%w: thread %q", ErrLeased, thread)
-	}
-	m.leases[thread] = memLease{holder: holder, expires: now.Add(max(ttl, time.Millisecond))}
-	return nil
-}
-
-// Release implements [Leaser.Release].
-func (m *Memory) Release(ctx context.Context, thread, holder string) error {
-	if err := ctx.Err(); err != nil {
-		return memError("release the lease of", thread, err)
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.leases[thread].holder == holder {
-		delete(m.leases, thread)
-	}
-	return nil
 }
 
 func memError(op, thread string, err error) error {

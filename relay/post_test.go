@@ -78,7 +78,7 @@ func resumeThroughRelay(t *testing.T, agentURL, runID string) (first, second agu
 func TestRelayResume(t *testing.T) {
 	t.Parallel()
 	a := agenttest.NewScript(t, interrupting)
-	store := relay.NewMemory()
+	store := relay.NewMemory(nil)
 	_, base := newRelay(t, a, relay.Options{Store: store})
 	_, second, c := resumeThroughRelay(t, base+"/agent", "r1")
 	assert.Equal(t, "success", second.Outcome)
@@ -127,7 +127,7 @@ func TestRelayNewRunRule(t *testing.T) {
 					[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"` + in.RunID + `"}`),
 				}
 			})
-			store := relay.NewMemory()
+			store := relay.NewMemory(nil)
 			_, base := newRelay(t, a, relay.Options{Store: store})
 			status, _ := post(t, base, []byte(`{"threadId":"t","runId":"r1","messages":[`+u1+`]}`))
 			require.Equal(t, http.StatusOK, status)
@@ -167,7 +167,7 @@ func TestRelayRecordChecked(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			a := newAgent(t, [][]byte{[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`)})
-			store := relay.NewMemory()
+			store := relay.NewMemory(nil)
 			_, base := newRelay(t, a, relay.Options{Store: store, Consumer: &aguistate.Options{MaxEventSize: 1024, MaxDepth: 10}})
 			status, _, body := send(t, http.MethodPost, base+"/agent", "", []byte(tt.input))
 			assert.Equal(t, http.StatusRequestEntityTooLarge, status)

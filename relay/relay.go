@@ -190,7 +190,7 @@ func New(agent *aguistate.Agent, opts *Options) *Relay {
 		r.o = *opts
 	}
 	if r.o.Store == nil {
-		r.o.Store = NewMemory()
+		r.o.Store = NewMemory(nil)
 	}
 	setDefault(&r.o.CheckpointEvery, 1000)
 	setDefault(&r.o.KeepEvents, 1000)
@@ -278,7 +278,7 @@ func (r *Relay) acquire(tenant, id string, viewer bool) (*thread, error) {
 	key := threadKey{tenant, id}
 	t := r.threads[key]
 	if t == nil {
-		t = &thread{r: r, key: key, id: id, store: r.o.Store, subs: make(map[*sub]struct{})}
+		t = &thread{r: r, key: key, id: id, store: r.tenant(tenant), subs: make(map[*sub]struct{})}
 	}
 	if viewer {
 		if err := r.admit(t); err != nil {
@@ -288,6 +288,16 @@ func (r *Relay) acquire(tenant, id string, viewer bool) (*thread, error) {
 	r.threads[key] = t
 	t.refs++
 	return t, nil
+}
+
+// tenant returns the store as tenant sees it: Options.Store itself for "",
+// so that a wrapper of the store (struct{ relay.Store }) sees the calls of
+// a relay without tenants, which its promoted Tenant method would skip.
+func (r *Relay) tenant(name string) Store {
+	if name == "" {
+		return r.o.Store
+	}
+	return r.o.Store.Tenant(name)
 }
 
 // open acquires the thread id that g's tenant names (as acquire does, with

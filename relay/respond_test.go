@@ -57,9 +57,9 @@ func TestRelayErrorAnswers(t *testing.T) {
 		status       int
 		says, hides  string
 	}{
-		{"agent", "a 502 names the agent's status", relay.NewMemory(), http.StatusBadGateway,
+		{"agent", "a 502 names the agent's status", relay.NewMemory(nil), http.StatusBadGateway,
 			"aguistate: the agent answered 500 Internal Server Error", "sk-123"},
-		{"store", "a 503 says that the store failed", downStore{relay.NewMemory()}, http.StatusServiceUnavailable,
+		{"store", "a 503 says that the store failed", downStore{relay.NewMemory(nil)}, http.StatusServiceUnavailable,
 			"aguistate: the store failed", "10.1.2.3"},
 	}
 	for _, tt := range tests {

@@ -142,8 +142,8 @@ var resumeCases = []struct {
 	name  string
 	store func() relay.Store
 }{
-	{"replay", func() relay.Store { return relay.NewMemory() }},
-	{"prelude", func() relay.Store { return &lastOnly{Memory: relay.NewMemory()} }},
+	{"replay", func() relay.Store { return relay.NewMemory(nil) }},
+	{"prelude", func() relay.Store { return &lastOnly{Memory: relay.NewMemory(nil)} }},
 }
 
 // lastOnly is a Memory whose Read holds only the log's last event, but

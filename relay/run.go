@@ -92,9 +92,8 @@ func (e *endError) Unwrap() error { return e.err }
 
 // startRun starts a run of t with input in, whose request body is body
 // (holding taken bytes of r.inputs, which the run gives back): it takes the
-// thread's lease, reads the log again (another relay may have ended a run
-// meanwhile), ends a run in progress that nobody runs (one is refused when
-// the store keeps no leases: another relay may run it), and starts the
+// thread's lease, reads the log again (another relay may have ended its
+// run meanwhile), ends a run in progress that nobody runs, and starts the
 // run's goroutine. It returns an HTTP status with its error. The caller
 // holds t.mu and has synced t.
 func (r *Relay) startRun(req *http.Request, t *thread, g Grant, body []byte, taken int64, in aguistate.RunAgentInput, state json.RawMessage) (*run, int, error) {
@@ -102,22 +101,17 @@ func (r *Relay) startRun(req *http.Request, t *thread, g Grant, body []byte, tak
 	if t.running != nil {
 		return nil, http.StatusConflict, fmt.Errorf("aguistate: thread %q: a run is in progress", t.id)
 	}
-	l, leases := t.store.(Leaser)
-	if leases {
-		if err := l.Lease(ctx, t.id, r.holder, r.o.LeaseTTL); errors.Is(err, ErrLeased) {
-			return nil, http.StatusConflict, fmt.Errorf("aguistate: thread %q: another relay runs a run of it", t.id)
-		} else if err != nil {
-			return nil, http.StatusServiceUnavailable, err
-		}
-		if err := t.sync(ctx); err != nil { // the log as it is now that nobody else appends
-			_ = l.Release(ctx, t.id, r.holder)
-			return nil, http.StatusServiceUnavailable, err
-		}
+	l := t.store
+	if err := l.Lease(ctx, t.id, r.holder, in.RunID, r.o.LeaseTTL); errors.Is(err, ErrLeased) {
+		return nil, http.StatusConflict, fmt.Errorf("aguistate: thread %q: another relay runs a run of it", t.id)
+	} else if err != nil && !errors.Is(err, ErrStopped) { // a stop of a run that ended: this one is new
+		return nil, http.StatusServiceUnavailable, err
 	}
-	switch {
-	case t.c.Running() && !leases: // maybe another relay runs it: nothing tells
-		return nil, http.StatusConflict, fmt.Errorf("aguistate: thread %q: a run is in progress", t.id)
-	case t.c.Running(): // nobody runs it: this relay has its lease
+	if err := t.sync(ctx); err != nil { // the log as it is now that nobody else appends
+		_ = l.Release(ctx, t.id, r.holder)
+		return nil, http.StatusServiceUnavailable, err
+	}
+	if t.c.Running() { // nobody runs it: this relay has its lease
 		if err := t.appendOwn(ctx, runError(CodeRunLost, msgRunLost)); err != nil {
 			_ = l.Release(ctx, t.id, r.holder)
 			return nil, http.StatusServiceUnavailable, err
@@ -126,9 +120,7 @@ func (r *Relay) startRun(req *http.Request, t *thread, g Grant, body []byte, tak
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		if leases {
-			_ = l.Release(ctx, t.id, r.holder)
-		}
+		_ = l.Release(ctx, t.id, r.holder)
 		return nil, http.StatusServiceUnavailable, errClosed
 	}
 	ru := &run{t: t, body: body, taken: taken, header: g.Header, in: in, state: state, reqID: requestID(ctx),
@@ -158,9 +150,7 @@ func (r *Relay) runRun(ru *run) {
 		r.inputs.give(ru.taken)
 		ctx, cancel := r.storeContext(ru.ctx)
 		defer cancel()
-		if l, ok := t.store.(Leaser); ok {
-			_ = l.Release(ctx, t.id, r.holder)
-		}
+		_ = t.store.Release(ctx, t.id, r.holder)
 		t.mu.Lock()
 		t.running = nil
 		t.mu.Unlock()

@@ -89,7 +89,7 @@ func TestRelayRunsEnd(t *testing.T) {
 				fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r2\"}\n\n"+
 					"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r2\"}\n\n")
 			})
-			store := relay.NewMemory()
+			store := relay.NewMemory(nil)
 			o := tt.opts
 			o.Store = store
 			r := relay.New(&aguistate.Agent{URL: agent}, &o)

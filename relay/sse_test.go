@@ -18,7 +18,7 @@ import (
 // forge an event.
 func TestRelayEventsOneLine(t *testing.T) {
 	t.Parallel()
-	store := relay.NewMemory()
+	store := relay.NewMemory(nil)
 	ctx := context.Background()
 	require.NoError(t, store.Append(ctx, "t", 1,
 		[]byte("{\"type\":\"RUN_STARTED\",\r\n\"threadId\":\"t\",\n\"runId\":\"r\"}"),

@@ -19,7 +19,10 @@ import (
 // has no event). The relay that runs the run cancels its request to the
 // agent and, unless the agent ended the run meanwhile, records a
 // RUN_FINISHED with outcome "cancelled". When this relay runs it, the
-// answer comes once that end is recorded.
+// answer comes once that end is recorded; another relay gets the stop
+// through the store ([Store.Stop]) at its next lease renewal, within a
+// third of LeaseTTL. A run that no relay holds the lease of (its relay
+// stopped) is ended here.
 func (r *Relay) postStop(w http.ResponseWriter, req *http.Request) {
 	id := req.PathValue("threadId")
 	g, ok := r.authorize(w, req, ActionStop, id)
@@ -33,22 +36,59 @@ func (r *Relay) postStop(w http.ResponseWriter, req *http.Request) {
 	defer r.release(t)
 	ru, pos, running := t.running, t.pos, t.c.Running()
 	t.mu.Unlock()
+	ctx, cancel := r.storeContext(req.Context())
+	defer cancel()
 	switch {
 	case ru != nil:
-		ctx, cancel := r.storeContext(req.Context())
-		defer cancel()
 		r.stopRun(ctx, ru)
 	case pos == 0:
 		r.noThread(w, req, t)
 		return
 	case !running:
-		r.fail(w, req, http.StatusConflict, "aguistate: the thread has no run in progress", nil)
+		r.notRunning(w, req)
 		return
 	default:
-		r.fail(w, req, http.StatusConflict, "aguistate: the thread's run in progress runs on another relay", nil)
-		return
+		if stopped, err := r.stopElsewhere(ctx, t); err != nil {
+			r.storeFailed(w, req, err)
+			return
+		} else if !stopped {
+			r.notRunning(w, req)
+			return
+		}
 	}
 	w.WriteHeader(http.StatusAccepted)
+}
+
+// stopElsewhere stops t's run in progress, which this relay does not run:
+// it asks the relay that holds the lease to stop it, or, when none does,
+// ends it here. It reports false when no run is in progress after all.
+func (r *Relay) stopElsewhere(ctx context.Context, t *thread) (bool, error) {
+	for range 3 { // a lease taken or let go meanwhile
+		err := t.store.Stop(ctx, t.id)
+		if !errors.Is(err, ErrNotLeased) {
+			return err == nil, err
+		}
+		t.mu.Lock()
+		ended, err := t.endOrphan(ctx, true)
+		running := t.c != nil && t.c.Running()
+		t.mu.Unlock()
+		switch {
+		case ended:
+			return true, nil
+		case errors.Is(err, ErrLeased):
+			continue
+		case err != nil:
+			return false, err
+		case !running:
+			return false, nil
+		}
+	}
+	return false, errors.New("aguistate: the thread's lease changed hands while it was stopped")
+}
+
+// notRunning answers a stop of a thread with no run in progress.
+func (r *Relay) notRunning(w http.ResponseWriter, req *http.Request) {
+	r.fail(w, req, http.StatusConflict, "aguistate: the thread has no run in progress", nil)
 }
 
 // Stop stops the run in progress of thread on the relay that a reaches:

@@ -62,7 +62,7 @@ func TestRelayStop(t *testing.T) {
 	})
 	release := a.Hold(2)
 	defer release()
-	store := relay.NewMemory()
+	store := relay.NewMemory(nil)
 	_, base := newRelay(t, a, relay.Options{Store: store})
 	agent := &aguistate.Agent{URL: base + "/agent"}
 
@@ -117,7 +117,7 @@ func TestRelayStopBeforeFirstEvent(t *testing.T) {
 	a := newAgent(t, [][]byte{[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`)})
 	release := a.Hold(0)
 	defer release()
-	store := relay.NewMemory()
+	store := relay.NewMemory(nil)
 	_, base := newRelay(t, a, relay.Options{Store: store})
 	stream := openSSE(t, http.MethodPost, base+"/agent", []byte(`{"threadId":"t","runId":"r","messages":[]}`), "", 2)
 	waitFor(t, "the agent has the run", func() bool { return len(a.Inputs()) == 1 })
@@ -144,4 +144,19 @@ func TestStopURL(t *testing.T) {
 	err := relay.Stop(context.Background(), &aguistate.Agent{URL: srv + "/run"}, "t")
 	assert.ErrorContains(t, err, "is not a relay's /agent route")
 	assert.Error(t, relay.Stop(context.Background(), nil, "t"))
+}
+
+// TestRelayStopOrphan stops a run that no relay runs (its relay stopped
+// before it ended, and its lease expired): the relay that gets the stop
+// ends it with RUN_FINISHED, outcome "cancelled".
+func TestRelayStopOrphan(t *testing.T) {
+	t.Parallel()
+	store := relay.NewMemory(nil)
+	require.NoError(t, store.Append(context.Background(), "t", 1, []byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`)))
+	_, base := newRelay(t, newAgent(t, nil), relay.Options{Store: store})
+	status, _, body := send(t, http.MethodPost, base+"/threads/t/stop", "", nil)
+	require.Equal(t, http.StatusAccepted, status, body)
+	assert.Equal(t, []string{"RUN_STARTED", "RUN_FINISHED"}, logTypes(t, store, "t"))
+	status, _, _ = send(t, http.MethodPost, base+"/threads/t/stop", "", nil)
+	assert.Equal(t, http.StatusConflict, status)
 }

@@ -5,6 +5,7 @@ package relay
 import (
 	"context"
 	"iter"
+	"time"
 )
 
 // Entry is one event of a thread's log.
@@ -16,22 +17,50 @@ type Entry struct {
 	Event []byte
 }
 
+// ThreadInfo describes a thread in a listing ([Store.Threads]).
+type ThreadInfo struct {
+	// ID is the thread id.
+	ID string
+	// UpdatedAt is the store's clock at the thread's last append.
+	UpdatedAt time.Time
+	// Events is the log's last position: how many events the thread has had.
+	Events int64
+	// LastRunID is the last non-empty run id given with a lease of the
+	// thread, or "".
+	LastRunID string
+	// Running is true when a holder has an unexpired lease of the thread: a
+	// relay runs a run of it.
+	Running bool
+}
+
+// MaxThreadsPage is the most threads that one call of [Store.Threads]
+// returns.
+const MaxThreadsPage = 1000
+
 // MaxThreadID is the longest thread id, in bytes, that a [Store] keeps and
 // a [Relay] takes; a Relay answers a longer one with 400.
 const MaxThreadID = 1024
 
-// Store keeps, per thread, a log of events and the latest checkpoint. The
-// log runs from position 1 with no gap; trimming removes a prefix, up to the
-// checkpoint. Thread ids are any strings of at most [MaxThreadID] bytes,
-// NUL and invalid UTF-8 included; a store may refuse a longer one with an
-// error. Threads share nothing. A Store is
-// safe for concurrent use, also by several processes when its
-// implementation keeps threads in a server.
+// MaxTenant is the longest tenant name, in bytes, that [Store.Tenant]
+// takes.
+const MaxTenant = 256
+
+// Store keeps, per thread, a log of events, the latest checkpoint and a
+// lease. The log runs from position 1 with no gap; trimming removes a
+// prefix, up to the checkpoint. Thread ids are any strings of at most
+// [MaxThreadID] bytes, NUL and invalid UTF-8 included; a store may refuse a
+// longer one with an error. Threads share nothing. A Store is safe for
+// concurrent use, also by several processes when its implementation keeps
+// threads in a server.
 //
 // Every method takes a context first and returns, or has its sequence
 // yield, an error wrapping the context's error when it ends first. A call
 // that returns an error has changed nothing, except that a write cut off by
 // a failing store or connection may have been made whole.
+//
+// A store wrapped in a struct that embeds it (struct{ relay.Store }, for
+// metrics or logging) keeps every method, leases included; a wrapper that
+// means to see a tenant's calls too wraps what Tenant returns.
 type Store interface {
 	// Append adds events at positions pos, pos+1, ... if the log's last
 	// position is pos-1 (0 for a thread with no log), all or none: two
@@ -75,4 +104,54 @@ type Store interface {
 	// it removes nothing. Reading after a removed position then yields a
 	// [*RangeError].
 	Trim(ctx context.Context, thread string, before int64) error
+
+	// Lease takes the thread's lease for holder (a relay) until ttl from
+	// now, when no other holder has a lease of it that has not expired, and
+	// renews it when holder has it; otherwise it changes nothing and returns
+	// an error wrapping [ErrLeased]. ttl is at least a millisecond; the
+	// store's clock measures it (the server's, for a store in a server). A
+	// non-empty run is kept as the thread's last run id, after the lease
+	// ends too. When a [Store.Stop] has asked holder to stop since its last
+	// renewal, Lease renews the lease, clears the request and returns an
+	// error wrapping [ErrStopped]. The lease names the one relay that runs
+	// the thread's current run: another relay that finds the run open and
+	// the lease free may end the run, since nobody runs it.
+	Lease(ctx context.Context, thread, holder, run string, ttl time.Duration) error
+
+	// Release ends holder's lease of thread, and any stop asked of it, if
+	// holder has it; it does nothing otherwise.
+	Release(ctx context.Context, thread, holder string) error
+
+	// Stop asks the holder of the thread's unexpired lease to stop its run:
+	// its next Lease of the thread returns an error wrapping [ErrStopped].
+	// It returns an error wrapping [ErrNotLeased] when no unexpired lease is
+	// held.
+	Stop(ctx context.Context, thread string) error
+
+	// Threads lists the threads that have a log, newest change (append)
+	// first: at most limit of them (1 to [MaxThreadsPage]: a limit outside
+	// is taken as the nearest bound), after the page that cursor ends ("" for
+	// the first page). It returns the cursor of the next page, "" when no
+	// thread follows. A thread that does not change meanwhile is on exactly
+	// one page; one that changes may move to the front. A page may hold
+	// fewer than limit threads before the last. A cursor that no listing of
+	// the store gave returns an error wrapping [ErrBadCursor].
+	Threads(ctx context.Context, cursor string, limit int) (threads []ThreadInfo, next string, err error)
+
+	// Delete removes the thread: its log, checkpoint, lease, stop, last run
+	// id and listing entry. It removes a leased thread too. A thread
+	// created again with the same id starts at position 1. A Follow of the
+	// removed thread after a position past 0 yields a [*RangeError] (its
+	// position is past the log's end). Deleting a thread that does not
+	// exist does nothing.
+	Delete(ctx context.Context, thread string) error
+
+	// Tenant returns the store seen by tenant name: the same server and
+	// options, and threads of its own, disjoint from every other tenant's
+	// in every method. Calls with one name return stores that share their
+	// threads. Tenants do not nest: on a store that Tenant returned,
+	// Tenant(name) is the original's Tenant(name), and Tenant("") is the
+	// original store. A name longer than [MaxTenant] bytes gives a store
+	// whose every call returns an error.
+	Tenant(name string) Store
 }

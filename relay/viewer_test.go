@@ -140,7 +140,7 @@ func TestRelayStalledViewer(t *testing.T) {
 	t.Run("budget", func(t *testing.T) {
 		a := newAgent(t, events)
 		release := a.Hold(1)
-		store := relay.NewMemory()
+		store := relay.NewMemory(nil)
 		r := relay.New(&aguistate.Agent{URL: a.URL}, &relay.Options{Store: store, CheckpointEvery: 4, KeepEvents: 4, WriteTimeout: time.Hour})
 		base, _ := stalledServer(t, r)
 		before := heapBytes()
@@ -256,7 +256,7 @@ func TestRelayStreamLost(t *testing.T) {
 				[]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"a":2}}`),
 				[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`),
 			})
-			_, base := newRelay(t, a, relay.Options{Store: behind{Store: relay.NewMemory(), keep: 2, trimmed: trimmed}})
+			_, base := newRelay(t, a, relay.Options{Store: behind{Store: relay.NewMemory(nil), keep: 2, trimmed: trimmed}})
 			_, err := runThread(t, base, "r")
 			var re *aguistate.RunError
 			require.ErrorAs(t, err, &re)

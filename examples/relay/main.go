@@ -132,7 +132,7 @@ func openStore(ctx context.Context, url string, logger *slog.Logger) (relay.Stor
 	defer cancel()
 	switch {
 	case url == "memory":
-		return relay.NewMemory(), func() {}, nil
+		return relay.NewMemory(nil), func() {}, nil
 	case strings.HasPrefix(url, "redis://"), strings.HasPrefix(url, "rediss://"):
 		opt, err := redis.ParseURL(url)
 		if err != nil {

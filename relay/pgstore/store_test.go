@@ -1,4 +1,4 @@
-// The store conformance suite and benchmarks, run against the PostgreSQL server on 127.0.0.1.
+// The store contract, the relay's scenarios and the benchmarks, run against PostgreSQL on 127.0.0.1.
 
 package pgstore_test
 
@@ -40,7 +40,7 @@ func harness(tb testing.TB) storetest.Harness {
 	}
 	cfg, err := pgx.ParseConfig(serverURL)
 	require.NoError(tb, err)
-	return storetest.Harness{Open: open, Addr: net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))}
+	return storetest.Harness{Open: open, Addr: net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), Expiring: expiring}
 }
 
 // newPool returns a pool on the database at serverURL, reached at addr
@@ -72,44 +72,32 @@ func setup(tb testing.TB, ns string) *pgxpool.Pool {
 // open returns a Store on schema ns, set up through a direct connection,
 // that reaches the server at addr.
 func open(tb testing.TB, ns, addr string) relay.Store {
-	setup(tb, ns)
-	s, err := pgstore.New(newPool(tb, addr), &pgstore.Options{Schema: ns})
+	return openWith(tb, addr, &pgstore.Options{Schema: ns})
+}
+
+// expiring returns a Store as open does, whose threads expire after ttl,
+// and which sweeps them every 100 ms.
+func expiring(tb testing.TB, ns string, ttl time.Duration) relay.Store {
+	return openWith(tb, "", &pgstore.Options{Schema: ns, TTL: ttl, SweepEvery: 100 * time.Millisecond})
+}
+
+// openWith returns a Store configured by opts, set up through a direct
+// connection, that reaches the server at addr.
+func openWith(tb testing.TB, addr string, opts *pgstore.Options) *pgstore.Store {
+	setup(tb, opts.Schema)
+	s, err := pgstore.New(newPool(tb, addr), opts)
 	require.NoError(tb, err)
 	tb.Cleanup(s.Close)
 	return s
 }
 
-func TestStore(t *testing.T) { storetest.Run(t, harness(t)) }
+func TestStore(t *testing.T) { storetest.Store(t, harness(t)) }
+
+func TestRelay(t *testing.T) { storetest.Relay(t, harness(t)) }
 
 func BenchmarkStore(b *testing.B) { storetest.Bench(b, harness(b)) }
 
 func BenchmarkRelay(b *testing.B) { storetest.BenchRelay(b, harness(b)) }
-
-// TestSetupTextIDs: Setup alters the tables an earlier version made, with
-// text thread ids, to bytea, and their threads read as before.
-func TestSetupTextIDs(t *testing.T) {
-	harness(t)
-	ns := "aguistate_test_text_ids"
-	direct := newPool(t, "")
-	ctx := context.Background()
-	schema := pgx.Identifier{ns}.Sanitize()
-	_, err := direct.Exec(ctx, "DROP SCHEMA IF EXISTS "+schema+" CASCADE; CREATE SCHEMA "+schema+`;
-CREATE TABLE `+schema+`.aguistate_events (thread text NOT NULL, pos bigint NOT NULL, event bytea NOT NULL, PRIMARY KEY (thread, pos));
-CREATE TABLE `+schema+`.aguistate_checkpoints (thread text PRIMARY KEY, pos bigint NOT NULL, data bytea NOT NULL);
-CREATE TABLE `+schema+`.aguistate_leases (thread text PRIMARY KEY, holder text NOT NULL, expires timestamptz NOT NULL);
-INSERT INTO `+schema+`.aguistate_events VALUES ('ü', 1, '\x7b7d');
-INSERT INTO `+schema+`.aguistate_checkpoints VALUES ('ü', 1, '\x6370')`)
-	require.NoError(t, err)
-	s := open(t, ns, "") // runs Setup
-	got, err := readAll(ctx, s, "ü")
-	require.NoError(t, err)
-	require.Equal(t, []relay.Entry{{Pos: 1, Event: []byte("{}")}}, got)
-	pos, data, err := s.LoadCheckpoint(ctx, "ü")
-	require.NoError(t, err)
-	require.Equal(t, int64(1), pos)
-	require.Equal(t, "cp", string(data))
-	require.NoError(t, s.Append(ctx, "a\x00b", 1, []byte("{}")), "an id that text refused")
-}
 
 // readAll returns the entries of thread's log in s, and the error that
 // ended the read.

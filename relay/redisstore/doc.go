@@ -1,18 +1,24 @@
 // Package redisstore keeps AG-UI thread logs and checkpoints in Redis, as a
 // [relay.Store] that several replicas share.
 //
-// Use [New] with a go-redis client. Each thread has two keys, named by
-// [Options].Prefix and the thread id: a stream, the log, whose entry ids
-// are the events' positions ("POS-0", the event in field "e"), and a hash
-// with the checkpoint (fields "pos" and "data"); a third, a string that
-// expires, holds its lease ([relay.Leaser]). Appends, checkpoints, trims
-// and leases run as Lua scripts, so each check and the write it guards are
-// atomic. Follow reads the stream with XREAD BLOCK: every replica following
-// a thread sees each append, whichever replica made it. The keys of a
-// thread share a hash tag that is never empty, "{THREAD}" (up to the id's
-// first "}"), or "{CRC}" for an id that is empty or begins with "}", so the
-// store works on a Redis Cluster too, for any thread id and a prefix
-// without braces.
+// Use [New] with a go-redis client. Each thread has keys named by
+// [Options].Prefix, its tenant and the thread id: a stream, the log, whose
+// entry ids are the events' positions ("POS-0", the event in field "e"); a
+// hash with the checkpoint (fields "pos" and "data"); a string that
+// expires, holding its lease's holder, and another beside it while a stop
+// is asked; and a string with its last run id. Appends, checkpoints, trims,
+// leases and stops run as Lua scripts, so each check and the write it
+// guards are atomic. Follow reads the stream with XREAD BLOCK: every
+// replica following a thread sees each append, whichever replica made it.
+// The keys of a thread share a hash tag that is never empty, "{THREAD}" (up
+// to the id's first "}"), or "{CRC}" for an id that is empty or begins with
+// "}", so the store works on a Redis Cluster too, for any thread id and a
+// prefix without braces. A tenant's keys begin PREFIX@TENANT: (the name in
+// unpadded base64url); tenant ""'s keys are PREFIX{THREAD}:log and so on,
+// as before tenants. Each tenant's threads are listed in a sorted set,
+// scored by the time of their last append ([Store.Threads]). With a TTL
+// ([Options].TTL), each append, checkpoint and lease sets the thread's keys
+// to expire, and Redis removes them.
 //
 // # Errors
 //

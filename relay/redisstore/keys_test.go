@@ -3,6 +3,7 @@
 package redisstore
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -25,20 +26,25 @@ func hashTag(key string) string {
 }
 
 func TestKeys(t *testing.T) {
-	s := New(nil, nil)
-	ids := []string{"t", "", "}", "}x", "}}", "x}", "a}b", "{", "{}", "}{", "~", "~{", "\x00", "a:log"}
+	root := New(nil, nil)
+	ids := []string{"t", "", "}", "}x", "}}", "x}", "a}b", "{", "{}", "}{", "~", "~{", "\x00", "a:log", "@", "@:{t}"}
+	tenants := []string{"", "a", "b", "@", ":", "{t}", "\x00", "\xff", strings.Repeat("t", 256)}
 	seen := map[string]string{}
-	for _, id := range ids {
-		keys := append(s.keys(id), s.leaseKey(id)...)
-		tag := hashTag(keys[0])
-		assert.NotEqual(t, keys[0], tag, "thread %q: the key %q has a hash tag", id, keys[0])
-		for _, k := range keys {
-			assert.Equal(t, tag, hashTag(k), "thread %q: its keys share a slot", id)
-			if other, ok := seen[k]; ok {
-				t.Errorf("threads %q and %q share the key %q", id, other, k)
+	for _, tenant := range tenants {
+		s := root.Tenant(tenant).(*Store)
+		for _, id := range ids {
+			keys := s.keys(id)
+			tag := hashTag(keys[0])
+			assert.NotEqual(t, keys[0], tag, "thread %q: the key %q has a hash tag", id, keys[0])
+			for _, k := range keys {
+				assert.Equal(t, tag, hashTag(k), "thread %q: its keys share a slot", id)
+				if other, ok := seen[k]; ok {
+					t.Errorf("threads %s and %q of tenant %q share the key %q", other, id, tenant, k)
+				}
+				seen[k] = fmt.Sprintf("%q of tenant %q", id, tenant)
 			}
-			seen[k] = id
 		}
 	}
-	assert.Equal(t, []string{"aguistate:{t}:log", "aguistate:{t}:cp"}, s.keys("t"), "the keys of the usual ids are as before")
+	assert.Equal(t, []string{"aguistate:{t}:log", "aguistate:{t}:cp", "aguistate:{t}:lease"}, root.keys("t")[:3],
+		"the keys of the usual ids are as before")
 }

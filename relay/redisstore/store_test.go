@@ -1,4 +1,4 @@
-// The store conformance suite and benchmarks, run against the Redis server on 127.0.0.1.
+// The store contract, the relay's scenarios and the benchmarks, run against Redis on 127.0.0.1.
 
 package redisstore_test
 
@@ -31,12 +31,23 @@ func harness(tb testing.TB) storetest.Harness {
 		}
 		tb.Skipf("Redis does not answer at %s (start it to run these tests): %v", serverAddr, err)
 	}
-	return storetest.Harness{Open: open, Addr: serverAddr}
+	return storetest.Harness{Open: open, Addr: serverAddr, Expiring: expiring}
 }
 
 // open returns a Store with key prefix ns+":" on the server at addr, and
 // deletes the keys of ns when tb ends.
 func open(tb testing.TB, ns, addr string) relay.Store {
+	return openWith(tb, ns, addr, &redisstore.Options{Prefix: ns + ":"})
+}
+
+// expiring returns a Store as open does, whose threads expire after ttl.
+func expiring(tb testing.TB, ns string, ttl time.Duration) relay.Store {
+	return openWith(tb, ns, "", &redisstore.Options{Prefix: ns + ":", TTL: ttl})
+}
+
+// openWith returns a Store configured by opts on the server at addr, and
+// deletes the keys of ns when tb ends.
+func openWith(tb testing.TB, ns, addr string, opts *redisstore.Options) relay.Store {
 	if addr == "" {
 		addr = serverAddr
 	}
@@ -51,10 +62,12 @@ func open(tb testing.TB, ns, addr string) relay.Store {
 			direct.Del(ctx, it.Val())
 		}
 	})
-	return redisstore.New(rdb, &redisstore.Options{Prefix: prefix})
+	return redisstore.New(rdb, opts)
 }
 
-func TestStore(t *testing.T) { storetest.Run(t, harness(t)) }
+func TestStore(t *testing.T) { storetest.Store(t, harness(t)) }
+
+func TestRelay(t *testing.T) { storetest.Relay(t, harness(t)) }
 
 func BenchmarkStore(b *testing.B) { storetest.Bench(b, harness(b)) }
 

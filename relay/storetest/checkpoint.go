@@ -143,20 +143,20 @@ func testTrim(t *testing.T, h Harness) {
 // testThreads writes threads whose ids look like one another or like the
 // store's own key syntax, hold NUL or invalid UTF-8, or are
 // relay.MaxThreadID bytes long: each reads back only its own log,
-// checkpoint and lease.
+// checkpoint, lease and stop.
 func testThreads(t *testing.T, h Harness) {
 	s, _ := open(t, h)
 	ctx := testContext(t)
 	ids := []string{"a", "A", "a:log", "a}:log", "{a}", "a ", "", "ü 𝄞 \x01", "a'; drop table x; --", string(bytes.Repeat([]byte("t"), 1000)),
 		"a\x00b", "\x00", "a\xffb", "\xc3", "}", "}x", "{}", "{", ".", "..",
 		noise(relay.MaxThreadID, 'a', 26), noise(relay.MaxThreadID, 0, 256)}
-	l, leases := s.(relay.Leaser)
 	for i, id := range ids {
 		mustAppend(t, s, id, 1, events(id, 1, i+1)...)
 		require.NoError(t, s.SaveCheckpoint(ctx, id, int64(i), []byte(id)))
 		require.NoError(t, s.Trim(ctx, id, 1))
-		if leases {
-			require.NoError(t, l.Lease(ctx, id, "h", time.Minute), "lease thread %q", id)
+		require.NoError(t, s.Lease(ctx, id, "h", id, time.Minute), "lease thread %q", id)
+		if i%2 == 0 {
+			require.NoError(t, s.Stop(ctx, id), "stop thread %q", id)
 		}
 	}
 	for i, id := range ids {
@@ -165,10 +165,13 @@ func testThreads(t *testing.T, h Harness) {
 		require.NoError(t, err, "thread %q", id)
 		assert.Equal(t, int64(i), pos, "thread %q", id)
 		assert.Equal(t, id, string(data), "thread %q", id)
-		if leases {
-			assert.ErrorIs(t, l.Lease(ctx, id, "other", time.Minute), relay.ErrLeased, "thread %q", id)
-			require.NoError(t, l.Release(ctx, id, "h"), "thread %q", id)
+		assert.ErrorIs(t, s.Lease(ctx, id, "other", "", time.Minute), relay.ErrLeased, "thread %q", id)
+		if err := s.Lease(ctx, id, "h", "", time.Minute); i%2 == 0 {
+			assert.ErrorIs(t, err, relay.ErrStopped, "thread %q: its own stop", id)
+		} else {
+			assert.NoError(t, err, "thread %q: no stop of its own", id)
 		}
+		require.NoError(t, s.Release(ctx, id, "h"), "thread %q", id)
 	}
 }
 

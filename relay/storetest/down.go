@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -17,8 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// calls runs every method of s (a Leaser's too) once on thread "t" and
-// returns each error, by method name. Read and Follow report the error
+// calls runs every method of s once on thread "t" and returns each error,
+// by method name. Read and Follow report the error
 // they yield (or nil), and fail tb if they yield an entry.
 func calls(tb testing.TB, ctx context.Context, s relay.Store) map[string]error {
 	seqErr := func(name string, seq func(yield func(relay.Entry, error) bool)) error {
@@ -38,8 +37,12 @@ func calls(tb testing.TB, ctx context.Context, s relay.Store) map[string]error {
 		"SaveCheckpoint": s.SaveCheckpoint(ctx, "t", 5, []byte("cp5")),
 		"LoadCheckpoint": loadErr,
 		"Trim":           s.Trim(ctx, "t", 5),
+		"Lease":          s.Lease(ctx, "t", "holder", "run", time.Minute),
+		"Release":        s.Release(ctx, "t", "holder"),
+		"Stop":           s.Stop(ctx, "t"),
 	}
-	leaseCalls(ctx, s, errs)
+	_, _, errs["Threads"] = s.Threads(ctx, "", 10)
+	errs["Delete"] = s.Delete(ctx, "t")
 	return errs
 }
 
@@ -70,24 +73,19 @@ func assertStoreError(t *testing.T, err error, msg string) {
 	if !assert.Error(t, err, msg) {
 		return
 	}
-	for _, answer := range []error{relay.ErrConflict, relay.ErrOutOfRange, relay.ErrNoCheckpoint, context.Canceled, context.DeadlineExceeded} {
+	for _, answer := range []error{relay.ErrConflict, relay.ErrOutOfRange, relay.ErrNoCheckpoint, relay.ErrLeased,
+		relay.ErrStopped, relay.ErrNotLeased, context.Canceled, context.DeadlineExceeded} {
 		assert.NotErrorIs(t, err, answer, msg)
 	}
 	assert.True(t, strings.HasPrefix(err.Error(), "aguistate: "), "%s: %q begins with aguistate:", msg, err)
 }
 
-// testDown opens a store whose server refuses connections: every method
-// returns an error, promptly.
+// testDown opens a store that is down (its server refuses connections):
+// every method returns an error, promptly.
 func testDown(t *testing.T, h Harness) {
-	if h.Addr == "" {
-		t.Skip("the store has no server to lose")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close()) // nothing listens there now
-	s := h.Open(t, namespace(t), addr)
-
+	o := newOutage(t, h, namespace(t))
+	o.fail()
+	s := o.open(t)
 	ctx, cancel := context.WithTimeout(testContext(t), 30*time.Second)
 	defer cancel()
 	for name, err := range calls(t, ctx, s) {
@@ -95,17 +93,14 @@ func testDown(t *testing.T, h Harness) {
 	}
 }
 
-// testCut cuts the connections of a store to its server while a writer
+// testCut cuts a store off (its connections to its server) while a writer
 // appends batches through it and a follower waits on it: the calls fail
 // with an error, the log holds whole batches including every acknowledged
-// one, and the store works again once its server is back.
+// one, and the store works again once it is back.
 func testCut(t *testing.T, h Harness) {
-	if h.Addr == "" {
-		t.Skip("the store has no server to lose")
-	}
-	p := newProxy(t, h.Addr)
 	ns := namespace(t)
-	via, direct := h.Open(t, ns, p.addr), h.Open(t, ns, "")
+	o := newOutage(t, h, ns)
+	via, direct := o.open(t), h.Open(t, ns, "")
 	ctx := testContext(t)
 
 	followed := make(chan error, 1)
@@ -121,7 +116,7 @@ func testCut(t *testing.T, h Harness) {
 	for i := 0; failures < 3 && i < 1000; i++ {
 		if i == 20 {
 			go func() { // while an append is on its way, or soon
-				p.cut()
+				o.fail()
 				close(cut)
 			}()
 		}
@@ -135,15 +130,15 @@ func testCut(t *testing.T, h Harness) {
 			continue
 		}
 		failures++
-		assertStoreError(t, err, "append through a cut connection")
+		assertStoreError(t, err, "append through a cut store")
 	}
 	require.Equal(t, 3, failures, "appends fail once the connection is cut")
 
 	select {
 	case err := <-followed:
-		assertStoreError(t, err, "follow through a cut connection")
+		assertStoreError(t, err, "follow through a cut store")
 	case <-time.After(30 * time.Second):
-		t.Error("a follow through a cut connection goes on waiting")
+		t.Error("a follow through a cut store goes on waiting")
 	}
 
 	got := mustRead(t, direct, "t", 0)
@@ -161,7 +156,7 @@ func testCut(t *testing.T, h Harness) {
 	}
 
 	<-cut
-	p.restore()
+	o.restore()
 	next := int64(len(got)) + 1
 	deadline := time.Now().Add(30 * time.Second)
 	for {

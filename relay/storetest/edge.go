@@ -1,10 +1,14 @@
-// Conformance tests of the relay's edge on a store: a run that races another's end, and an
-// agent that hangs.
+// Conformance tests of the relay's edge on a store: a run that races another's end, an
+// agent that hangs, tenants, a stop across relays.
 
 package storetest
 
 import (
+	"bytes"
 	"context"
+	"io"
+	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -24,16 +28,12 @@ type gatedLease struct {
 	entered, gate chan struct{}
 }
 
-func (s *gatedLease) Lease(ctx context.Context, thread, holder string, ttl time.Duration) error {
+func (s *gatedLease) Lease(ctx context.Context, thread, holder, run string, ttl time.Duration) error {
 	s.once.Do(func() {
 		close(s.entered)
 		<-s.gate
 	})
-	return s.Store.(relay.Leaser).Lease(ctx, thread, holder, ttl)
-}
-
-func (s *gatedLease) Release(ctx context.Context, thread, holder string) error {
-	return s.Store.(relay.Leaser).Release(ctx, thread, holder)
+	return s.Store.Lease(ctx, thread, holder, run, ttl)
 }
 
 // testRelayRunRace starts a run on relay B while relay A ends the thread's
@@ -43,9 +43,6 @@ func (s *gatedLease) Release(ctx context.Context, thread, holder string) error {
 // conflict) when it tried to end it.
 func testRelayRunRace(t *testing.T, h Harness) {
 	s, ns := open(t, h)
-	if _, ok := s.(relay.Leaser); !ok {
-		t.Skip("the store keeps no leases (relay.Leaser)")
-	}
 	agent := agenttest.NewScript(t, script(2))
 	release := agent.Hold(3)
 	defer release()
@@ -105,4 +102,111 @@ func testRelayIdle(t *testing.T, h Harness) {
 	require.NoError(t, err, "the thread is free: its lease was let go")
 	assert.Equal(t, "success", res.Outcome)
 	assert.Equal(t, []string{"r1", "r2"}, runsOf(t, logOf(t, s, "t")))
+}
+
+// tenantHook is an Authorize hook that names the tenant of each request
+// by its bearer token: "Bearer a" is tenant "a", and so on.
+func tenantHook(req *http.Request, _ relay.Action, _ string) (relay.Grant, error) {
+	token, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		return relay.Grant{}, relay.ErrUnauthenticated
+	}
+	return relay.Grant{Tenant: token}, nil
+}
+
+// call sends method url as tenant with body, and returns the status and
+// the body.
+func call(tb testing.TB, method, url, tenant string, body []byte, header ...string) (int, string) {
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	require.NoError(tb, err)
+	req.Header.Set("Authorization", "Bearer "+tenant)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(tb, err)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// testRelayTenants runs thread "t1" of tenant a on one relay, and has
+// tenant b try every route on it through another relay: b can neither
+// read, join nor stop a's thread (404, as for a thread that does not
+// exist), and a POST of b with a's run id and a Last-Event-ID runs b's own
+// "t1", which the store keeps apart from a's.
+func testRelayTenants(t *testing.T, h Harness) {
+	s, ns := open(t, h)
+	agent := agenttest.NewScript(t, script(1))
+	release := agent.Hold(3)
+	defer release()
+	o := relay.Options{Store: s, Authorize: tenantHook, LeaseTTL: 500 * time.Millisecond}
+	a := startRelay(t, agent.URL, o)
+	o.Store = h.Open(t, ns, "")
+	b := startRelay(t, agent.URL, o)
+
+	c, ag := client(t, a.srv.URL, "t1")
+	ag.Header = http.Header{"Authorization": {"Bearer a"}}
+	ran := make(chan error, 1)
+	go func() {
+		_, err := c.RunAgent(testContext(t), ag, &aguistate.RunOptions{RunID: "r1"})
+		ran <- err
+	}()
+	waitLog(t, s.Tenant("a"), "t1", 3) // a's run is in progress
+	for _, base := range []string{a.srv.URL, b.srv.URL} {
+		for _, rt := range []struct{ method, path string }{
+			{http.MethodGet, "/threads/t1"}, {http.MethodGet, "/threads/t1/events"}, {http.MethodPost, "/threads/t1/stop"},
+		} {
+			status, body := call(t, rt.method, base+rt.path, "b", nil)
+			assert.Equal(t, http.StatusNotFound, status, "%s %s as b: %s", rt.method, rt.path, body)
+		}
+	}
+	posted := make(chan int, 1)
+	go func() { // its lease is free while a's is held
+		status, _ := call(t, http.MethodPost, b.srv.URL+"/agent", "b", []byte(`{"threadId":"t1","runId":"r1","messages":[]}`),
+			"Last-Event-ID", "2")
+		posted <- status
+	}()
+	waitLog(t, s.Tenant("b"), "t1", 3)
+	release()
+	require.NoError(t, <-ran)
+	require.Equal(t, http.StatusOK, <-posted, "b runs a thread t1 of its own")
+	assert.Equal(t, []string{"r1"}, runsOf(t, logOf(t, s.Tenant("a"), "t1")), "a's thread holds a's run")
+	assert.Equal(t, []string{"r1"}, runsOf(t, logOf(t, s.Tenant("b"), "t1")), "b's thread holds b's run")
+	assert.Empty(t, logOf(t, s, "t1"), "nothing in the store's own tenant")
+	status, body := call(t, http.MethodGet, b.srv.URL+"/threads/t1", "a", nil)
+	assert.Equal(t, http.StatusOK, status, "a reads its thread on any relay: %s", body)
+	assert.Contains(t, body, "m-r1")
+}
+
+// testRelayStop stops, through relay B, a run that relay A runs: the stop
+// reaches A through the store at A's next lease renewal, A cancels its
+// request to the agent and ends the run with RUN_FINISHED, outcome
+// "cancelled", which A's client gets. A second stop answers 409.
+func testRelayStop(t *testing.T, h Harness) {
+	s, ns := open(t, h)
+	agent := agenttest.NewScript(t, script(1))
+	release := agent.Hold(3)
+	defer release()
+	a := newRelayServer(t, agent.URL, s, true)
+	b := newRelayServer(t, agent.URL, h.Open(t, ns, ""), true)
+	c, ag := client(t, a.srv.URL, "t")
+	ran := make(chan aguistate.RunResult, 1)
+	go func() {
+		res, err := c.RunAgent(testContext(t), ag, &aguistate.RunOptions{RunID: "r1"})
+		assert.NoError(t, err)
+		ran <- res
+	}()
+	waitLog(t, s, "t", 3)
+	require.NoError(t, relay.Stop(testContext(t), &aguistate.Agent{URL: b.srv.URL + "/agent"}, "t"))
+	select {
+	case res := <-ran:
+		assert.Equal(t, "cancelled", res.Outcome)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the run did not stop")
+	}
+	log := logOf(t, s, "t")
+	assert.JSONEq(t, `{"type":"RUN_FINISHED","threadId":"t","runId":"r1","outcome":{"type":"cancelled"}}`, string(log[len(log)-1].Event))
+	waitFor(t, "the agent's request is cancelled", func() bool { return agent.Gone() == 1 })
+	assert.ErrorIs(t, relay.Stop(testContext(t), &aguistate.Agent{URL: b.srv.URL + "/agent"}, "t"), relay.ErrNotRunning)
 }

@@ -125,11 +125,11 @@ func testFollowEnd(t *testing.T, h Harness) {
 	}{
 		{"cancel", "cancelled while it waits", func() (context.Context, context.CancelFunc) {
 			ctx, cancel := context.WithCancel(testContext(t))
-			time.AfterFunc(100*time.Millisecond, cancel)
+			time.AfterFunc(time.Second, cancel) // long enough to read the log first on a busy machine
 			return ctx, cancel
 		}, context.Canceled},
 		{"deadline", "past its deadline while it waits", func() (context.Context, context.CancelFunc) {
-			return context.WithTimeout(testContext(t), 100*time.Millisecond)
+			return context.WithTimeout(testContext(t), time.Second)
 		}, context.DeadlineExceeded},
 	}
 	for _, c := range cases {

@@ -1,17 +1,20 @@
-// Package storetest holds the conformance tests that every
-// [relay.Store] implementation passes: compare-and-set appends, concurrent
-// writers, reads, following, checkpoints, trimming, isolation, context
-// cancellation and a server that goes down; and, for a store that is also
-// a [relay.Leaser], leases. Then the relay's scenarios on the store (part
-// 5 of issue 11): two relays running one thread at once, a relay killed
-// mid-run whose viewers another relay serves and whose run it ends, a
-// viewer on one relay following a run on another, a restart, and a store
-// that goes down.
+// Package storetest holds the conformance tests that every [relay.Store]
+// implementation passes, and the relay's scenarios on a store.
 //
-// Use [Run] from a test of the implementation, and [Bench] from a
-// benchmark:
+// Use [Store] from a test of the implementation for the store contract:
+// compare-and-set appends, concurrent writers, reads, following,
+// checkpoints, trimming, thread ids, replicas, context cancellation, a
+// store that is down or cut off, leases and stops, tenants, the listing of
+// threads, their deletion and their expiry. Use [Relay] for the relay's
+// scenarios on the store: two relays running one thread at once, a relay
+// killed mid-run whose viewers another relay serves and whose run it ends,
+// a viewer on one relay following a run on another, a restart, a store
+// that goes down, a store wrapped in a struct. A store without a server,
+// such as [relay.Memory], goes down through a wrapper that fails its
+// calls. Use [Bench] and [BenchRelay] from benchmarks:
 //
-//	func TestStore(t *testing.T) { storetest.Run(t, harness) }
+//	func TestStore(t *testing.T) { storetest.Store(t, harness) }
+//	func TestRelay(t *testing.T) { storetest.Relay(t, harness) }
 package storetest
 
 import (
@@ -26,7 +29,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Harness tells [Run] and [Bench] how to open stores of one implementation.
+// Harness tells [Store], [Relay], [Bench] and [BenchRelay] how to open
+// stores of one implementation.
 type Harness struct {
 	// Open returns a store on the namespace ns (a key prefix, a schema:
 	// short, of lowercase letters, digits and underscores). Stores opened on
@@ -37,14 +41,32 @@ type Harness struct {
 	Open func(tb testing.TB, ns, addr string) relay.Store
 
 	// Addr is the usual address of the store's server, or "" when the store
-	// has none, such as [relay.Memory]: then the tests of a server that goes
-	// down are skipped.
+	// has none, such as [relay.Memory]: then the tests of a store that goes
+	// down wrap it in a store that fails its calls, rather than cut its
+	// connections.
 	Addr string
+
+	// Expiring returns a store on the namespace ns, as Open does, whose
+	// threads expire after ttl (its TTL option), with whatever removes
+	// them running often. Nil skips the tests of expiry.
+	Expiring func(tb testing.TB, ns string, ttl time.Duration) relay.Store
 }
 
-// Run runs the conformance tests on stores that h opens, each in its own
+// Store runs the store contract's tests on stores that h opens, each in
+// its own namespace, in parallel subtests.
+func Store(t *testing.T, h Harness) { run(t, h, storeTests) }
+
+// Relay runs the relay's scenarios on stores that h opens, each in its own
 // namespace, in parallel subtests.
-func Run(t *testing.T, h Harness) {
+func Relay(t *testing.T, h Harness) { run(t, h, relayTests) }
+
+// test is a test of a store, named for its subtest.
+type test struct {
+	name string
+	run  func(t *testing.T, h Harness)
+}
+
+func run(t *testing.T, h Harness, tests []test) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -53,12 +75,9 @@ func Run(t *testing.T, h Harness) {
 	}
 }
 
-// tests lists the conformance tests; a new capability of the Store
-// interface adds rows here.
-var tests = []struct {
-	name string
-	run  func(t *testing.T, h Harness)
-}{
+// storeTests lists the tests of the store contract; a new capability of
+// the Store interface adds rows here.
+var storeTests = []test{
 	{"AppendRead", testAppendRead},
 	{"Conflict", testConflict},
 	{"ConcurrentAppend", testConcurrentAppend},
@@ -80,14 +99,29 @@ var tests = []struct {
 	{"Lease", testLease},
 	{"LeaseExpiry", testLeaseExpiry},
 	{"LeaseConcurrent", testLeaseConcurrent},
-	{"RelayOneWriter", testRelayOneWriter},
-	{"RelayKilled", testRelayKilled},
-	{"RelayAcross", testRelayAcross},
-	{"RelayRestart", testRelayRestart},
-	{"RelayStoreDown", testRelayStoreDown},
-	{"RelayTrim", testRelayTrim},
-	{"RelayRunRace", testRelayRunRace},
-	{"RelayIdle", testRelayIdle},
+	{"Stop", testStop},
+	{"Wrapped", testWrapped},
+	{"Tenants", testTenants},
+	{"TenantTooLong", testTenantTooLong},
+	{"List", testList},
+	{"ListPages", testListPages},
+	{"Delete", testDelete},
+	{"Expiry", testExpiry},
+}
+
+// relayTests lists the relay's scenarios on a store.
+var relayTests = []test{
+	{"OneWriter", testRelayOneWriter},
+	{"Killed", testRelayKilled},
+	{"Across", testRelayAcross},
+	{"Restart", testRelayRestart},
+	{"StoreDown", testRelayStoreDown},
+	{"Trim", testRelayTrim},
+	{"Wrapped", testRelayWrapped},
+	{"RunRace", testRelayRunRace},
+	{"Idle", testRelayIdle},
+	{"Tenants", testRelayTenants},
+	{"Stop", testRelayStop},
 }
 
 // namespace returns a new namespace name, unique across processes.
