@@ -182,12 +182,12 @@ func hasEntries(resume json.RawMessage) bool {
 func (r *Relay) checkRecord(t *thread, in aguistate.RunAgentInput, state json.RawMessage) error {
 	events, _, err := startEvents(t.c, in, state, nil)
 	if err != nil {
-		return &inputError{err}
+		return &inputError{err: err}
 	}
 	probe := aguistate.New(r.o.Consumer)
-	for _, ev := range events {
+	for i, ev := range events {
 		if err := probe.Apply(ev); err != nil {
-			return &inputError{err}
+			return &inputError{err: err, event: i}
 		}
 	}
 	return nil

@@ -159,8 +159,8 @@ func TestRelayRecordChecked(t *testing.T) {
 	tests := []struct {
 		name, input, limit string
 	}{
-		{"state", `{"threadId":"t","runId":"r","messages":[],"state":{"big":"` + big + `"}}`, "MaxEventSize"},
-		{"message", `{"threadId":"t","runId":"r","messages":[{"id":"u1","role":"user","content":"` + big + `"}]}`, "MaxEventSize"},
+		{"state", `{"threadId":"t","runId":"r","messages":[],"state":{"big":"` + big + `"}}`, "its STATE_SNAPSHOT: limit exceeded: the event is"},
+		{"message", `{"threadId":"t","runId":"r","messages":[{"id":"u1","role":"user","content":"` + big + `"}]}`, "its RUN_STARTED: limit exceeded: the event is"},
 		{"deep state", `{"threadId":"t","runId":"r","messages":[],"state":` + strings.Repeat("[", 20) + strings.Repeat("]", 20) + `}`, "nest"},
 	}
 	for _, tt := range tests {

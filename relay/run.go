@@ -66,14 +66,18 @@ func (e *agentError) Error() string { return e.msg }
 func (e *agentError) Unwrap() error { return e.err }
 
 // inputError reports a run input whose record the thread does not take (a
-// limit of the Consumer): the client gets 413.
-type inputError struct{ err error }
+// limit of the Consumer): the client gets 413. event is the index of the
+// record's event that was refused (see startEvents).
+type inputError struct {
+	err   error
+	event int
+}
 
 func (e *inputError) Error() string {
 	msg := e.err.Error()
 	var ee *aguistate.EventError
 	if errors.As(e.err, &ee) {
-		msg = fmt.Sprintf("its %s: %v", ee.Type, ee.Err)
+		msg = fmt.Sprintf("its %s: %v", [...]string{"RUN_STARTED", "STATE_SNAPSHOT"}[min(e.event, 1)], ee.Err)
 	}
 	return "aguistate: the run input cannot be recorded: " + msg
 }
@@ -378,7 +382,7 @@ func (r *Relay) write(ctx context.Context, ru *run, batch [][]byte, first bool) 
 		var rec [][]byte
 		if rec, fromAgent, err = startEvents(t.c, ru.in, ru.state, batch); err != nil {
 			t.mu.Unlock()
-			return nil, &inputError{err}
+			return nil, &inputError{err: err}
 		}
 		if fromAgent {
 			batch = batch[1:]
@@ -400,7 +404,7 @@ func (r *Relay) write(ctx context.Context, ru *run, batch [][]byte, first bool) 
 		return nil, &agentError{msg: "aguistate: the agent's first event is not one: " + strings.TrimPrefix(fatal.Error(), "aguistate: ")}
 	case n < record:
 		t.mu.Unlock()
-		return nil, &inputError{fatal}
+		return nil, &inputError{err: fatal, event: n}
 	}
 	batch = batch[:n]
 	pos := t.pos
