@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aguistate/aguistate"
 	"github.com/aguistate/aguistate/internal/agenttest"
@@ -177,4 +179,32 @@ func TestRelayRecordChecked(t *testing.T) {
 			assert.Empty(t, logTypes(t, store, "t"))
 		})
 	}
+}
+
+// TestRelayResumeGoExample runs an interrupt and its resume through the
+// relay in front of the official AG-UI Go example server, and direct: they
+// end alike, the resume reaching the server, which keys the paused run by
+// its run id. Set AGUISTATE_GOEX_AGENT to the URL of the server's /agentic
+// route, served with a scripted model (docs/server.md, "The relay's edge",
+// says how); without it the test skips.
+func TestRelayResumeGoExample(t *testing.T) {
+	agentURL := os.Getenv("AGUISTATE_GOEX_AGENT")
+	if agentURL == "" {
+		t.Skip("AGUISTATE_GOEX_AGENT is not set: no official Go example server to run against")
+	}
+	base := serve(t, relay.New(&aguistate.Agent{URL: agentURL}, nil))
+	run := fmt.Sprintf("r-%d", time.Now().UnixNano())
+	_, viaRelay, c := resumeThroughRelay(t, base+"/agent", run+"-relay")
+	_, direct, d := resumeThroughRelay(t, agentURL, run+"-direct")
+	assert.Equal(t, "success", direct.Outcome)
+	assert.Equal(t, direct.Outcome, viaRelay.Outcome, "the resume reached the server through the relay")
+	texts := func(c *aguistate.Consumer) []string {
+		var out []string
+		for _, m := range c.Messages() {
+			out = append(out, m.Role()+": "+m.Text())
+		}
+		return out
+	}
+	assert.Equal(t, texts(d), texts(c), "the thread through the relay is the thread direct")
+	assert.Equal(t, d.State().String(), c.State().String())
 }
