@@ -37,15 +37,19 @@ func harness(tb testing.TB) storetest.Harness {
 	return storetest.Harness{Open: open, Addr: serverAddr, Expiring: expiring, Size: size}
 }
 
-// size returns the keys of the namespace ns, and the server's keys and
-// memory (INFO memory's used_memory), which other clients share.
+// size returns the keys of the namespace ns and the entries of its
+// listings, and the server's keys and memory (INFO memory's used_memory),
+// which other clients share.
 func size(tb testing.TB, ns string) map[string]float64 {
 	rdb := redis.NewClient(&redis.Options{Addr: serverAddr})
 	defer rdb.Close()
 	ctx := context.Background()
-	keys := 0
+	keys, listed := 0, int64(0)
 	for it := rdb.Scan(ctx, 0, ns+":*", 10000).Iterator(); it.Next(ctx); {
 		keys++
+		if strings.HasPrefix(it.Val(), ns+":~index") {
+			listed += rdb.ZCard(ctx, it.Val()).Val()
+		}
 	}
 	dbsize, err := rdb.DBSize(ctx).Result()
 	require.NoError(tb, err)
@@ -58,7 +62,7 @@ func size(tb testing.TB, ns string) map[string]float64 {
 			require.NoError(tb, err)
 		}
 	}
-	return map[string]float64{"ns-keys": float64(keys), "dbsize": float64(dbsize), "used-MiB": used / (1 << 20)}
+	return map[string]float64{"ns-keys": float64(keys), "listing": float64(listed), "dbsize": float64(dbsize), "used-MiB": used / (1 << 20)}
 }
 
 // open returns a Store with key prefix ns+":" on the server at addr, and
