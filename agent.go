@@ -4,10 +4,12 @@
 package aguistate
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -41,7 +43,8 @@ type Agent struct {
 	// [Consumer.Follow] reconnect a stream that drops before its run ends,
 	// when its events carry their positions as SSE ids, as a relay's do
 	// (github.com/aguistate/aguistate/relay): the request goes again with
-	// the Last-Event-ID header, and the events after it apply, each once.
+	// the Last-Event-ID header (empty when no event came before the drop),
+	// and the events after it apply, each once.
 	// A stream that takes the thread past the furthest position it had
 	// reached starts the count again; one that only repeats a prelude does
 	// not. Default 0: never.
@@ -239,6 +242,73 @@ func runErrorOf(ev Event) *RunError {
 	}
 	e.Usage, _ = readUsage(ev.v)
 	return e
+}
+
+// Post sends a run's input, the JSON text of a RunAgentInput, to a.URL as
+// [Consumer.RunAgent] sends it, and returns the agent's answer when it is
+// an event stream; the caller reads it (with [ReadEvents]) and closes its
+// body. It is the one HTTP path to an agent: a relay
+// (github.com/aguistate/aguistate/relay) calls its agent through it too.
+//
+// The request is a POST with Content-Type: application/json, Accept:
+// text/event-stream, a.Header, and header's fields, which replace a.Header's
+// of the same name (a per-request header, such as the end user's
+// credentials); Content-Type and Accept are always Post's own. Redirects
+// are followed as [Agent].FollowCrossOrigin says. It does not retry.
+//
+// The error is an *[HTTPError] (the body closed) for a status other than
+// 2xx or a Content-Type that is not an event stream, as RunAgent returns
+// it; ctx.Err() itself when ctx ends; or the client's error, wrapped, when
+// the request fails or a redirect to another origin was refused. A 204 No
+// Content answer is returned as a stream with no event.
+func (a *Agent) Post(ctx context.Context, input []byte, header http.Header) (*http.Response, error) {
+	if a == nil {
+		return nil, apiError(errors.New("Post: nil *Agent"))
+	}
+	return a.send(ctx, http.MethodPost, a.URL, input, "", header)
+}
+
+// send sends one request for an event stream to url: a POST of body when
+// it is not nil, else a GET, with Last-Event-ID lastID unless it is "", and
+// a.Header and header (see Post). It returns the answer when it is an event
+// stream: 2xx with a Content-Type RunAgent reads, or 204 No Content.
+func (a *Agent) send(ctx context.Context, method, url string, body []byte, lastID string, header http.Header) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, apiError(fmt.Errorf("run request: %w", err))
+	}
+	req.Header = a.Header.Clone()
+	if req.Header == nil {
+		req.Header = make(http.Header, len(header)+3)
+	}
+	for name, values := range header {
+		req.Header[http.CanonicalHeaderKey(name)] = values
+	}
+	req.Header.Del("Content-Type")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := a.client().Do(req)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		return nil, apiError(fmt.Errorf("run request: %w", err))
+	}
+	ct := resp.Header.Get("Content-Type")
+	if resp.StatusCode == http.StatusNoContent {
+		return resp, nil
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 || !isEventStream(ct) {
+		excerpt, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		resp.Body.Close()
+		return nil, &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, ContentType: ct, Body: string(excerpt)}
+	}
+	return resp, nil
 }
 
 // client returns the client that sends a's requests: a's Client (or

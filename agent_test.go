@@ -795,6 +795,51 @@ func TestRunAgentHeaders(t *testing.T) {
 	assert.Equal(t, header, agent.Header, "the Agent is not changed")
 }
 
+// TestAgentPost sends run inputs with Post, as a relay does: the input
+// goes as it is, the per-request header replaces the Agent's fields of the
+// same name, Content-Type and Accept are Post's own, and an answer that is
+// no event stream is an *HTTPError.
+func TestAgentPost(t *testing.T) {
+	t.Parallel()
+	var got atomic.Value
+	agent := newAgent(t, func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		got.Store(r.Header.Clone())
+		if string(body) == "fail" {
+			http.Error(w, "down", http.StatusInternalServerError)
+			return
+		}
+		serveEvents(w, "text/event-stream", sseChunks(string(body)))
+	})
+	a := &Agent{URL: agent.URL, Header: http.Header{"Authorization": {"Bearer relay"}, "X-Static": {"s"}, "Accept": {"text/html"}}}
+	resp, err := a.Post(context.Background(), []byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`),
+		http.Header{"authorization": {"Bearer user"}, "X-User": {"u"}, "Content-Type": {"text/plain"}})
+	require.NoError(t, err)
+	var events []string
+	for text, err := range ReadEvents(resp.Body, nil) {
+		require.NoError(t, err)
+		events = append(events, string(text))
+	}
+	resp.Body.Close()
+	assert.Equal(t, []string{`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`}, events, "the input goes as it is")
+	h := got.Load().(http.Header)
+	assert.Equal(t, []string{"Bearer user"}, h.Values("Authorization"), "the request's header replaces the Agent's")
+	assert.Equal(t, "s", h.Get("X-Static"))
+	assert.Equal(t, "u", h.Get("X-User"))
+	assert.Equal(t, "application/json", h.Get("Content-Type"))
+	assert.Equal(t, "text/event-stream", h.Get("Accept"))
+	assert.Equal(t, http.Header{"Authorization": {"Bearer relay"}, "X-Static": {"s"}, "Accept": {"text/html"}}, a.Header, "the Agent is not changed")
+
+	_, err = a.Post(context.Background(), []byte("fail"), nil)
+	var he *HTTPError
+	require.ErrorAs(t, err, &he)
+	assert.Equal(t, http.StatusInternalServerError, he.StatusCode)
+	assert.Equal(t, "down\n", he.Body)
+
+	_, err = (*Agent)(nil).Post(context.Background(), nil, nil)
+	assert.ErrorContains(t, err, "nil *Agent")
+}
+
 // TestRunAgentRedirect checks that a run's POST is not followed to another
 // origin, so that neither the headers nor the thread leave for it, unless
 // the Agent allows it; and that a redirect within the origin is followed.

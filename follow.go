@@ -5,11 +5,9 @@
 package aguistate
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -132,7 +130,11 @@ func (c *Consumer) follow(ctx context.Context, a *Agent, method, url string, bod
 			tries++
 		}
 		from := f.LastEventID
-		resp, err := c.send(ctx, a, method, url, body, from)
+		var header http.Header
+		if resuming { // a reconnect says so, with an empty Last-Event-ID when no event came
+			header = http.Header{"Last-Event-ID": {from}}
+		}
+		resp, err := a.send(ctx, method, url, body, from, header)
 		if err != nil {
 			var he *HTTPError
 			retry := ctx.Err() == nil && (!errors.As(err, &he) || he.StatusCode >= 500)
@@ -203,44 +205,6 @@ func (c *Consumer) follow(ctx context.Context, a *Agent, method, url string, bod
 		}
 		resuming = true
 	}
-}
-
-// send sends one request of follow, with Last-Event-ID lastID unless it is
-// "", and returns the answer when it is an event stream: 2xx with a
-// Content-Type RunAgent reads, or 204 No Content.
-func (c *Consumer) send(ctx context.Context, a *Agent, method, url string, body []byte, lastID string) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
-	if err != nil {
-		return nil, apiError(fmt.Errorf("run request: %w", err))
-	}
-	req.Header = a.Header.Clone()
-	if req.Header == nil {
-		req.Header = make(http.Header)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "text/event-stream")
-	if lastID != "" {
-		req.Header.Set("Last-Event-ID", lastID)
-	}
-	resp, err := a.client().Do(req)
-	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return nil, ctxErr
-		}
-		return nil, apiError(fmt.Errorf("run request: %w", err))
-	}
-	ct := resp.Header.Get("Content-Type")
-	if resp.StatusCode == http.StatusNoContent {
-		return resp, nil
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 || !isEventStream(ct) {
-		excerpt, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		resp.Body.Close()
-		return nil, &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, ContentType: ct, Body: string(excerpt)}
-	}
-	return resp, nil
 }
 
 // isPosition reports whether an SSE id is a position (decimal digits), or

@@ -6,7 +6,19 @@
 // Use [New] for a Relay, an http.Handler: clients POST runs to it as to the
 // agent, and viewers join a thread at any event boundary and reconnect
 // with Last-Event-ID, as the README describes. Several relays on one store
-// serve the same threads.
+// serve the same threads. Use [Stop] to stop a run from Go.
+//
+// # The edge
+//
+// Without an [Options].Authorize hook a relay authenticates nobody. The
+// hook ([Authorize]) decides on every route what a request may do, and
+// names its tenant. A run ends when its agent ends it, when a client stops
+// it (POST /threads/{threadId}/stop, on any relay of the store), or after
+// [Options].IdleTimeout or MaxRun. The relay bounds what it holds in total
+// (MaxInputBytes, MaxViewers, MaxThreadViewers), answers CORS for
+// [Options].AllowOrigins, refuses a run input it could not record before
+// the agent sees it, and names a request's id in each error it answers.
+// docs/server.md ("The relay's edge") says all of it.
 //
 // Positions count a thread's events from 1, as the Consumer's event count
 // does, so the checkpoint of a Consumer that has applied k events sits at
@@ -31,10 +43,16 @@
 // from a position the log no longer holds, after which a viewer needs the
 // checkpoint; [ErrNoCheckpoint] a thread without one; [ErrLeased] a lease
 // another relay holds; [ErrStopped] a lease renewal of a run asked to stop;
-// [ErrNotLeased] a stop of a thread that no relay runs. Other errors, such as a store that does not answer,
-// are the store's own: retry later. A Relay answers such a failure with
-// 503, an agent that fails before a run's first event with 502, and a
-// second run of a thread that runs with 409; a run that fails later ends
-// with a RUN_ERROR whose code ([CodeAgentFailed], [CodeRunLost],
-// [CodeRelayStopped]) says why.
+// [ErrNotLeased] a stop of a thread that no relay runs. Other errors, such
+// as a store that does not answer, are the store's own: retry later. An
+// Authorize hook refuses with [ErrUnauthenticated] or [ErrForbidden];
+// [Stop] returns [ErrNotRunning] when no run is in progress.
+//
+// A Relay answers a store's failure with 503, an agent that fails before a
+// run's first event with 502 (504 past its idle time), a second run of a
+// thread that runs with 409, and a run input it could not record with 413;
+// its bounds with 503, 429 or 408. A run that fails later ends with a
+// RUN_ERROR whose code ([CodeAgentFailed], [CodeRunLost],
+// [CodeRelayStopped], [CodeIdleTimeout], [CodeRunTimeout]) says why; a
+// stopped run with RUN_FINISHED, outcome "cancelled".
 package relay

@@ -1,5 +1,5 @@
-// The errors of the stores: conflicts, positions out of range, no checkpoint, leases,
-// cursors.
+// The errors of the stores (conflicts, positions out of range, no checkpoint, leases,
+// cursors) and of the relay's edge.
 
 package relay
 
@@ -46,6 +46,19 @@ var (
 	// ErrBadCursor reports a cursor that no [Store.Threads] of the store
 	// gave.
 	ErrBadCursor = errors.New("aguistate: bad cursor")
+
+	// ErrUnauthenticated is the error an [Authorize] hook wraps to refuse a
+	// request that does not say who sends it, or not in a way it accepts:
+	// the relay answers 401.
+	ErrUnauthenticated = errors.New("aguistate: not authenticated")
+
+	// ErrForbidden is the error an [Authorize] hook wraps to refuse a
+	// request whose sender may not do what it asks: the relay answers 403.
+	ErrForbidden = errors.New("aguistate: forbidden")
+
+	// ErrNotRunning reports a stop ([Stop]) of a thread that has no run in
+	// progress: the relay answered 409.
+	ErrNotRunning = errors.New("aguistate: no run in progress")
 )
 
 // ConflictError reports a write at a position the log's end does not

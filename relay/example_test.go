@@ -99,7 +99,7 @@ func ExampleNew() {
 		}
 	}))
 	defer agent.Close()
-	r := relay.New(agent.URL, nil) // threads in memory
+	r := relay.New(&aguistate.Agent{URL: agent.URL}, nil) // threads in memory
 	defer r.Close()
 	srv := httptest.NewServer(r)
 	defer srv.Close()
@@ -116,4 +116,37 @@ func ExampleNew() {
 	// Output:
 	// success <nil>
 	// success <nil> {"city":"Rome"}
+}
+
+// A Go client stops the run it started through a relay (the user pressed
+// stop): the relay cancels its request to the agent and ends the run with
+// RUN_FINISHED, outcome "cancelled", which RunAgent returns.
+func ExampleStop() {
+	started := make(chan struct{})
+	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t1\",\"runId\":\"r1\"}\n\n")
+		w.(http.Flusher).Flush()
+		close(started)
+		<-req.Context().Done() // an agent that works on until stopped
+	}))
+	defer agent.Close()
+	r := relay.New(&aguistate.Agent{URL: agent.URL}, nil)
+	defer r.Close()
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+
+	client := &aguistate.Agent{URL: srv.URL + "/agent"}
+	go func() {
+		<-started
+		if err := relay.Stop(context.Background(), client, "t1"); err != nil {
+			fmt.Println(err)
+		}
+	}()
+	c := aguistate.New(nil)
+	_ = c.StartRun(aguistate.RunAgentInput{ThreadID: "t1"})
+	res, err := c.RunAgent(context.Background(), client, &aguistate.RunOptions{RunID: "r1"})
+	fmt.Println(res.Outcome, err)
+	// Output:
+	// cancelled <nil>
 }

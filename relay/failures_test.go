@@ -65,7 +65,7 @@ func TestRelayAgentFailures(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			store := relay.NewMemory(nil)
-			r := relay.New(rawAgent(t, tt.status, tt.contentType, tt.body), &relay.Options{Store: store})
+			r := relay.New(&aguistate.Agent{URL: rawAgent(t, tt.status, tt.contentType, tt.body)}, &relay.Options{Store: store})
 			srv := httptest.NewServer(r)
 			t.Cleanup(func() { srv.Close(); _ = r.Close() })
 			c := aguistate.New(nil)
@@ -109,7 +109,7 @@ func TestRelayClose(t *testing.T) {
 	release := a.Hold(2)
 	defer release()
 	store := relay.NewMemory(nil)
-	r := relay.New(a.URL, &relay.Options{Store: store})
+	r := relay.New(&aguistate.Agent{URL: a.URL}, &relay.Options{Store: store})
 	srv := httptest.NewServer(r)
 	defer srv.Close()
 	c := aguistate.New(nil)

@@ -32,7 +32,7 @@ func newRelay(t testing.TB, a *agenttest.Agent, o relay.Options) (*relay.Relay, 
 	if o.Retry == 0 {
 		o.Retry = time.Millisecond
 	}
-	r := relay.New(a.URL, &o)
+	r := relay.New(&aguistate.Agent{URL: a.URL}, &o)
 	srv := httptest.NewServer(r)
 	t.Cleanup(func() {
 		srv.CloseClientConnections()
@@ -40,6 +40,26 @@ func newRelay(t testing.TB, a *agenttest.Agent, o relay.Options) (*relay.Relay, 
 		srv.Close()
 	})
 	return r, srv.URL
+}
+
+// serve serves r on a loopback address until t ends, closing it then, and
+// returns its base URL.
+func serve(t testing.TB, r *relay.Relay) string {
+	srv := httptest.NewServer(r)
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		_ = r.Close()
+		srv.Close()
+	})
+	return srv.URL
+}
+
+// serveFunc serves handler on a loopback address until t ends, and returns
+// its base URL.
+func serveFunc(t testing.TB, handler http.HandlerFunc) string {
+	srv := httptest.NewServer(handler)
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
 
 // sseEvent is one event of an SSE stream: its data, and the stream's last

@@ -4,6 +4,7 @@ package relay_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aguistate/aguistate"
 	"github.com/aguistate/aguistate/relay"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -93,4 +95,38 @@ func TestRelayMessageWithoutID(t *testing.T) {
 	require.Equal(t, http.StatusOK, code)
 	assert.Contains(t, body, `"u2"`, "the message with an id is recorded")
 	assert.NotContains(t, body, "no id", "the message without one is not")
+}
+
+// TestRelayThreadIDBytes runs a thread whose id has a lone surrogate
+// escape, which decodes to bytes that are no UTF-8: the run's record names
+// the thread by the bytes it is stored under, where encoding/json used to
+// write U+FFFD in their place.
+func TestRelayThreadIDBytes(t *testing.T) {
+	t.Parallel()
+	const id = "a\xed\xa0\x80b" // "a\ud800b", decoded
+	for _, agentStarts := range []bool{true, false} {
+		events := [][]byte{[]byte(`{"type":"RUN_FINISHED","threadId":"a\ud800b","runId":"r\ud800"}`)}
+		if agentStarts {
+			events = append([][]byte{[]byte(`{"type":"RUN_STARTED","threadId":"a\ud800b","runId":"r\ud800"}`)}, events...)
+		}
+		store := relay.NewMemory(nil)
+		_, base := newRelay(t, newAgent(t, events), relay.Options{Store: store})
+		status, _ := post(t, base, []byte(`{"threadId":"a\ud800b","runId":"r\ud800","messages":[]}`))
+		require.Equal(t, http.StatusOK, status)
+		var start struct {
+			ThreadID string          `json:"threadId"`
+			Input    json.RawMessage `json:"input"`
+		}
+		for e, err := range store.Read(context.Background(), id, 0) {
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(e.Event, &start))
+			break
+		}
+		var in aguistate.RunAgentInput
+		require.NoError(t, in.UnmarshalJSON(start.Input), "agent starts: %v", agentStarts)
+		assert.Equal(t, id, in.ThreadID, "agent starts: %v: the record's thread id is the store's", agentStarts)
+		assert.Equal(t, "r\xed\xa0\x80", in.RunID)
+		code, _ := getThread(t, base, url.PathEscape(id))
+		assert.Equal(t, http.StatusOK, code)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -33,9 +34,20 @@ func memoryHarness() storetest.Harness {
 			return stores[ns]
 		},
 		Expiring: func(tb testing.TB, ns string, ttl time.Duration) relay.Store {
-			return relay.NewMemory(&relay.MemoryOptions{TTL: ttl})
+			return relay.NewMemory(&relay.MemoryOptions{TTL: ttl, MaxThreads: -1}) // the TTL alone
 		},
+		Size: heap,
 	}
+}
+
+// heap returns the process's heap after a garbage collection: what every
+// Memory holds, and the rest.
+func heap(testing.TB, string) map[string]float64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return map[string]float64{"heap-MiB": float64(ms.HeapAlloc) / (1 << 20), "heap-objects": float64(ms.HeapObjects)}
 }
 
 func TestMemory(t *testing.T) { storetest.Store(t, memoryHarness()) }
@@ -47,6 +59,8 @@ func BenchmarkMemory(b *testing.B) { storetest.Bench(b, memoryHarness()) }
 func BenchmarkRelay(b *testing.B) { storetest.BenchRelay(b, memoryHarness()) }
 
 func BenchmarkLoad(b *testing.B) { storetest.BenchLoad(b, memoryHarness()) }
+
+func BenchmarkChurn(b *testing.B) { storetest.BenchChurn(b, memoryHarness()) }
 
 // has reports whether m holds thread: a log, or a checkpoint.
 func has(t *testing.T, m relay.Store, thread string) bool {

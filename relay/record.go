@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/aguistate/aguistate"
+	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
 // The record of a run's start. The log alone, from a checkpoint, must
@@ -24,8 +25,12 @@ import (
 
 // startEvents returns the events that record the start of a run with
 // input in, whose request body gave the state state (nil when absent), on
-// the thread that c holds, before the agent's events.
-func startEvents(c *aguistate.Consumer, in aguistate.RunAgentInput, state json.RawMessage, agent [][]byte) ([][]byte, error) {
+// the thread that c holds: a RUN_STARTED, the agent's first event (agent[0])
+// when it is one (fromAgent), else one the relay makes; then a
+// STATE_SNAPSHOT when due. The ids are written as the thread's record
+// reads them back, byte for byte: a lone surrogate escape (\ud800) stays
+// one, where encoding/json would write U+FFFD.
+func startEvents(c *aguistate.Consumer, in aguistate.RunAgentInput, state json.RawMessage, agent [][]byte) (events [][]byte, fromAgent bool, err error) {
 	held := make(map[string]bool)
 	for _, m := range c.Messages() {
 		held[m.ID()] = true
@@ -37,41 +42,37 @@ func startEvents(c *aguistate.Consumer, in aguistate.RunAgentInput, state json.R
 			messages = append(messages, m)
 		}
 	}
-	input, err := json.Marshal(struct {
-		ThreadID    string              `json:"threadId"`
-		RunID       string              `json:"runId"`
-		ParentRunID string              `json:"parentRunId,omitempty"`
-		Messages    []aguistate.Message `json:"messages"`
-	}{in.ThreadID, in.RunID, in.ParentRunID, messages})
+	list, err := json.Marshal(messages)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
+	input := append(jsonv.AppendString([]byte(`{"threadId":`), in.ThreadID), `,"runId":`...)
+	input = jsonv.AppendString(input, in.RunID)
+	if in.ParentRunID != "" {
+		input = jsonv.AppendString(append(input, `,"parentRunId":`...), in.ParentRunID)
+	}
+	input = append(append(append(input, `,"messages":`...), list...), '}')
 	var start []byte
-	if eventType(agent[0]) == "RUN_STARTED" {
+	if fromAgent = len(agent) > 0 && eventType(agent[0]) == "RUN_STARTED"; fromAgent {
 		if start, err = withMember(agent[0], "input", input); err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		agent = agent[1:]
 	} else {
-		start, _ = json.Marshal(struct {
-			Type     string          `json:"type"`
-			ThreadID string          `json:"threadId"`
-			RunID    string          `json:"runId"`
-			Input    json.RawMessage `json:"input"`
-		}{"RUN_STARTED", in.ThreadID, in.RunID, input})
+		start = append(jsonv.AppendString([]byte(`{"type":"RUN_STARTED","threadId":`), in.ThreadID), `,"runId":`...)
+		start = append(append(append(jsonv.AppendString(start, in.RunID), `,"input":`...), input...), '}')
 	}
-	out := [][]byte{start}
+	events = [][]byte{start}
 	if state != nil && (c.Diverged() || !c.State().Equal(in.State)) {
 		snap, err := json.Marshal(struct {
 			Type     string          `json:"type"`
 			Snapshot json.RawMessage `json:"snapshot"`
 		}{"STATE_SNAPSHOT", state})
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		out = append(out, snap)
+		events = append(events, snap)
 	}
-	return append(out, agent...), nil
+	return events, fromAgent, nil
 }
 
 // withMember returns the JSON object text obj with the member name set to
@@ -124,16 +125,32 @@ func quote(dst []byte, s string) []byte {
 	return append(dst, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
 }
 
-// oneLine returns event on one line: its JSON text without line ends
-// (only white space between tokens may hold them), so that it is one SSE
-// data field.
+// oneLine returns a copy of event on one line: its JSON text without line
+// ends (only white space between tokens may hold them), compacted, so that
+// it is one SSE data field. Text that is no JSON (which no store of a
+// relay holds) has each line end replaced by a space: it still cannot
+// forge a field or an event.
 func oneLine(event []byte) []byte {
 	if bytes.IndexByte(event, '\n') < 0 && bytes.IndexByte(event, '\r') < 0 {
 		return bytes.Clone(event)
 	}
 	var b bytes.Buffer
 	if err := json.Compact(&b, event); err != nil {
-		return bytes.Clone(event) // the Consumer refuses it
+		return bytes.Map(func(r rune) rune {
+			if r == '\n' || r == '\r' {
+				return ' '
+			}
+			return r
+		}, event)
 	}
 	return b.Bytes()
+}
+
+// runCancelled returns the JSON text of a RUN_FINISHED of the run runID of
+// thread with the outcome "cancelled" (AG-UI 1.0 RunFinishedOutcome, as
+// @ag-ui/core 1.0.0 defines it: the run was stopped and did not fail).
+func runCancelled(thread, runID string) []byte {
+	ev := jsonv.AppendString([]byte(`{"type":"RUN_FINISHED","threadId":`), thread)
+	ev = jsonv.AppendString(append(ev, `,"runId":`...), runID)
+	return append(ev, `,"outcome":{"type":"cancelled"}}`...)
 }

@@ -32,6 +32,18 @@ const (
 	CodeRunLost = "AGUISTATE_RUN_LOST"
 	// CodeRelayStopped: the relay was closed while the run went on.
 	CodeRelayStopped = "AGUISTATE_RELAY_STOPPED"
+	// CodeIdleTimeout: the agent's stream sent nothing (no byte) for
+	// [Options].IdleTimeout.
+	CodeIdleTimeout = "AGUISTATE_IDLE_TIMEOUT"
+	// CodeRunTimeout: the run went on for longer than [Options].MaxRun.
+	CodeRunTimeout = "AGUISTATE_RUN_TIMEOUT"
+	// CodeStreamLost: the relay could not go on with a POST's stream of
+	// the run (the store no longer holds the events after the last one
+	// sent, or holds fewer than it acknowledged, or fails). The relay
+	// sends this RUN_ERROR to that client alone, without an id, and does not
+	// record it: the run may go on. Join the thread again (GET
+	// /threads/{threadId}/events, or [aguistate.Consumer.Follow]) to get it.
+	CodeStreamLost = "AGUISTATE_STREAM_LOST"
 )
 
 // Options configures a [Relay]. A nil *Options means the defaults.
@@ -39,12 +51,18 @@ type Options struct {
 	// Store keeps the threads. Relays that share a store serve the same
 	// threads. Default: a new [Memory].
 	Store Store
-	// Header is set on every request to the agent, such as an
-	// Authorization header. Content-Type and Accept are the relay's own.
-	// Default: none.
-	Header http.Header
-	// Client sends the requests to the agent. Default: [http.DefaultClient].
-	Client *http.Client
+	// Authorize, when set, decides who may do what: every route calls it
+	// before it reads or runs anything (see [Authorize]). Default: nil,
+	// and the relay authenticates nobody: anyone who can reach it reads,
+	// joins, runs and stops every thread.
+	Authorize Authorize
+	// AllowOrigins lists the origins (RFC 6454: "https://app.example.com",
+	// scheme, host and port, no path) whose pages may call the relay
+	// across origins (CORS, the Fetch standard): preflights are answered,
+	// responses carry Access-Control-Allow-Origin, and credentials
+	// (cookies) are allowed. "*" allows every origin, without credentials.
+	// Default: none, and a browser refuses a page of another origin.
+	AllowOrigins []string
 	// Consumer configures the Consumer that holds each thread in the relay
 	// (its limits); its Logger gets the warnings of skipped events. Relays
 	// that share a store should share it too. Default: nil, the defaults.
@@ -60,6 +78,36 @@ type Options struct {
 	// between renewals), and so how soon after a relay stops another ends
 	// its run. Default 10 s.
 	LeaseTTL time.Duration
+	// IdleTimeout is how long the agent's answer may send nothing (not a
+	// byte: an SSE comment counts) before the relay ends the run with a
+	// RUN_ERROR of code [CodeIdleTimeout], or answers its POST with 504
+	// when no event came. It starts when the request is sent. Default 5
+	// minutes; a negative value means none.
+	IdleTimeout time.Duration
+	// MaxRun is the longest a run may go on, from its request to the agent,
+	// before the relay ends it with a RUN_ERROR of code [CodeRunTimeout]
+	// (504 when no event came). Default 0: no limit.
+	MaxRun time.Duration
+	// MaxInput is the largest run input one POST may carry, in bytes: a
+	// larger one gets 413. Default 64 MiB.
+	MaxInput int
+	// MaxInputBytes bounds the bytes of run inputs that the relay holds
+	// at once, over all POSTs, while it reads them and until the agent has
+	// them: a POST that would pass it gets 503 with Retry-After. Default
+	// 128 MiB.
+	MaxInputBytes int
+	// InputTimeout is how long reading one POST's run input may take: a
+	// body that has not come whole by then (a client that trickles it) gets
+	// 408. Default 1 minute.
+	InputTimeout time.Duration
+	// MaxViewers bounds the event streams (SSE) that the relay serves at
+	// once, the POSTs' included: one more gets 503 with Retry-After.
+	// Default 10,000.
+	MaxViewers int
+	// MaxThreadViewers bounds the event streams of one thread that the
+	// relay serves at once: one more gets 429 with Retry-After. Default
+	// 1,000.
+	MaxThreadViewers int
 	// Retry is the reconnection time sent to viewers in the SSE retry
 	// field. Default 1 s.
 	Retry time.Duration
@@ -74,9 +122,10 @@ type Options struct {
 	// reconnect with Last-Event-ID. Default 30 s, twice the interval of the
 	// keep-alive comments.
 	WriteTimeout time.Duration
-	// Logger gets a record of each failure no request reports: a store that
-	// fails while a run appends or a viewer follows, a lease lost. Default:
-	// none.
+	// Logger gets a record of each failure: what a client's answer names
+	// only by its request id (the agent's answer, the store's error), and
+	// what no request reports (a store that fails while a run appends or a
+	// viewer follows, a lease lost). Default: none.
 	Logger *slog.Logger
 }
 
@@ -84,14 +133,13 @@ type Options struct {
 // each thread's runs against the agent, records every event in a [Store],
 // and streams the events to any number of viewers, who may join at any
 // event boundary and reconnect without losing or doubling an event. It is
-// an [http.Handler] with three routes:
+// an [http.Handler] with four routes:
 //
 //   - POST /agent takes a RunAgentInput, as the agent does, runs it, and
 //     streams the run's events back (SSE), each with its position in the
-//     thread as its id, until the agent's answer ends. A POST with a
-//     Last-Event-ID that names a position of the thread, or whose runId is
-//     that of the thread's last run, is a reconnect: it is served as a
-//     viewer's GET is.
+//     thread as its id, until the agent's answer ends. A POST that can
+//     only be a reconnect of the thread's last run is served as a viewer's
+//     GET is (see the new-run rule in the package doc).
 //   - GET /threads/{threadId}/events joins the thread (SSE): with a
 //     Last-Event-ID that the log holds, the events after it; otherwise a
 //     prelude ([aguistate.Consumer.Prelude]) that brings a viewer to the
@@ -99,11 +147,16 @@ type Options struct {
 //     ends. With nothing to send it answers 204, which stops a browser's
 //     EventSource.
 //   - GET /threads/{threadId} returns {"state": ..., "messages": [...]}.
+//   - POST /threads/{threadId}/stop stops the thread's run in progress
+//     (202), whichever relay runs it, or answers 409 when none runs.
 //
-// The README describes the ids, the prelude and the record of a run. A
-// Relay is safe for concurrent use. Close it when done.
+// Every answer carries an X-Request-Id header; an error's text names what
+// failed and that id, and the Logger gets the details. The README
+// describes the ids, the prelude, the record of a run and the relay's
+// edge (docs/server.md). A Relay is safe for concurrent use. Close it when
+// done.
 type Relay struct {
-	agent  string
+	agent  *aguistate.Agent
 	o      Options
 	holder string          // this relay's name in leases
 	ctx    context.Context // ends viewers' streams and watchers
@@ -111,48 +164,52 @@ type Relay struct {
 	runCtx context.Context // ends runs, first
 	stop   context.CancelFunc
 	mux    *http.ServeMux
+	inputs budget // the bytes of run inputs held
 
 	mu      sync.Mutex
-	threads map[string]*thread // in use by a request or a run
+	threads map[threadKey]*thread // in use by a request or a run
+	viewers int                   // event streams served
 	closed  bool
 	runs    sync.WaitGroup // runs in progress
 	posts   sync.WaitGroup // the streams of runs to the clients that POSTed them
 }
 
-// New returns a Relay in front of the AG-UI agent at agentURL (its run
-// endpoint), configured by opts.
-func New(agentURL string, opts *Options) *Relay {
-	r := &Relay{agent: agentURL, threads: make(map[string]*thread)}
+// New returns a Relay in front of agent, configured by opts. The relay
+// sends each run's input to the agent with [aguistate.Agent.Post], as
+// [aguistate.Consumer.RunAgent] does: with agent.Header (and the headers
+// that Authorize gives), through agent.Client, following a redirect to
+// another origin only when agent.FollowCrossOrigin is set. agent.Reconnects
+// is not used. Set agent's fields before New and do not change them
+// afterwards.
+func New(agent *aguistate.Agent, opts *Options) *Relay {
+	if agent == nil {
+		agent = &aguistate.Agent{}
+	}
+	r := &Relay{agent: agent, threads: make(map[threadKey]*thread)}
 	if opts != nil {
 		r.o = *opts
 	}
 	if r.o.Store == nil {
 		r.o.Store = NewMemory(nil)
 	}
-	if r.o.Client == nil {
-		r.o.Client = http.DefaultClient
+	setDefault(&r.o.CheckpointEvery, 1000)
+	setDefault(&r.o.KeepEvents, 1000)
+	setDefault(&r.o.LeaseTTL, 10*time.Second)
+	if r.o.IdleTimeout == 0 {
+		r.o.IdleTimeout = 5 * time.Minute
 	}
-	if r.o.CheckpointEvery <= 0 {
-		r.o.CheckpointEvery = 1000
-	}
-	if r.o.KeepEvents <= 0 {
-		r.o.KeepEvents = 1000
-	}
-	if r.o.LeaseTTL <= 0 {
-		r.o.LeaseTTL = 10 * time.Second
-	}
-	if r.o.Retry <= 0 {
-		r.o.Retry = time.Second
-	}
-	if r.o.ViewerBuffer <= 0 {
-		r.o.ViewerBuffer = 4 << 20
-	}
-	if r.o.WriteTimeout <= 0 {
-		r.o.WriteTimeout = 2 * keepAlive
-	}
+	setDefault(&r.o.MaxInput, 64<<20)
+	setDefault(&r.o.MaxInputBytes, 128<<20)
+	setDefault(&r.o.InputTimeout, time.Minute)
+	setDefault(&r.o.MaxViewers, 10_000)
+	setDefault(&r.o.MaxThreadViewers, 1_000)
+	setDefault(&r.o.Retry, time.Second)
+	setDefault(&r.o.ViewerBuffer, 4<<20)
+	setDefault(&r.o.WriteTimeout, 2*keepAlive)
 	if r.o.Logger == nil {
 		r.o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	r.inputs.limit = int64(r.o.MaxInputBytes)
 	var id [8]byte
 	_, _ = rand.Read(id[:])
 	r.holder = "relay-" + hex.EncodeToString(id[:])
@@ -162,11 +219,26 @@ func New(agentURL string, opts *Options) *Relay {
 	r.mux.HandleFunc("POST /agent", r.postAgent)
 	r.mux.HandleFunc("GET /threads/{threadId}/events", r.getEvents)
 	r.mux.HandleFunc("GET /threads/{threadId}", r.getThread)
+	r.mux.HandleFunc("POST /threads/{threadId}/stop", r.postStop)
 	return r
 }
 
-// ServeHTTP serves the Relay's routes.
-func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) { r.mux.ServeHTTP(w, req) }
+// setDefault sets *v to def when it is 0 or less.
+func setDefault[T int | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
+}
+
+// ServeHTTP serves the Relay's routes: it gives the request its id, answers
+// CORS (see [Options].AllowOrigins), and routes it.
+func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	req = withRequestID(w, req)
+	if r.cors(w, req) {
+		return
+	}
+	r.mux.ServeHTTP(w, req)
+}
 
 // Close ends the runs in progress, each with a RUN_ERROR whose code is
 // [CodeRelayStopped], which their clients get (for at most 5 s), then the
@@ -190,41 +262,70 @@ func (r *Relay) Close() error {
 	return nil
 }
 
-// acquire returns the thread id, in use until release.
-func (r *Relay) acquire(id string) (*thread, error) {
+// threadKey names a thread in a relay: its tenant and its id.
+type threadKey struct{ tenant, id string }
+
+// acquire returns the thread id of tenant (see [Grant]), in use until
+// release. With viewer, it also counts an event stream of the thread (see
+// admit), which ends with leave, or returns why the relay does not serve
+// one now.
+func (r *Relay) acquire(tenant, id string, viewer bool) (*thread, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return nil, errClosed
 	}
-	t := r.threads[id]
+	key := threadKey{tenant, id}
+	t := r.threads[key]
 	if t == nil {
-		t = &thread{r: r, id: id, subs: make(map[*sub]struct{})}
-		r.threads[id] = t
+		t = &thread{r: r, key: key, id: id, store: r.tenant(tenant), subs: make(map[*sub]struct{})}
 	}
+	if viewer {
+		if err := r.admit(t); err != nil {
+			return nil, err
+		}
+	}
+	r.threads[key] = t
 	t.refs++
 	return t, nil
 }
 
-// open acquires the thread id, brings it up to date with the store and
-// returns it locked. When that fails it answers the request with status 400
-// (an id the relay does not take) or 503, and returns nil, with nothing to
-// release.
-func (r *Relay) open(ctx context.Context, w http.ResponseWriter, id string) *thread {
+// tenant returns the store as tenant sees it: Options.Store itself for "",
+// so that a wrapper of the store (struct{ relay.Store }) sees the calls of
+// a relay without tenants, which its promoted Tenant method would skip.
+func (r *Relay) tenant(name string) Store {
+	if name == "" {
+		return r.o.Store
+	}
+	return r.o.Store.Tenant(name)
+}
+
+// open acquires the thread id that g's tenant names (as acquire does, with
+// viewer), brings it up to date with the store and returns it locked. When
+// that fails it answers the request with status 400 (an id the relay does
+// not take), 429 or 503, and returns nil, with nothing to release.
+func (r *Relay) open(w http.ResponseWriter, req *http.Request, g Grant, id string, viewer bool) *thread {
 	if err := checkThreadID(id); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+		r.fail(w, req, http.StatusBadRequest, err.Error(), nil)
 		return nil
 	}
-	t, err := r.acquire(id)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+	t, err := r.acquire(g.Tenant, id, viewer)
+	switch {
+	case errors.Is(err, errThreadViewers):
+		r.busy(w, req, http.StatusTooManyRequests, err.Error())
+		return nil
+	case err != nil:
+		r.busy(w, req, http.StatusServiceUnavailable, err.Error())
 		return nil
 	}
 	t.mu.Lock()
-	if err := t.sync(ctx); err != nil {
+	if err := t.sync(req.Context()); err != nil {
 		t.mu.Unlock()
+		if viewer {
+			r.leave(t)
+		}
 		r.release(t)
-		storeFailed(w, err)
+		r.storeFailed(w, req, err)
 		return nil
 	}
 	return t
@@ -237,7 +338,7 @@ func (r *Relay) release(t *thread) {
 	t.refs--
 	last := t.refs == 0
 	if last {
-		delete(r.threads, t.id)
+		delete(r.threads, t.key)
 	}
 	r.mu.Unlock()
 	if last {

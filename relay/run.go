@@ -1,4 +1,4 @@
-// Runs: a POST /agent sent upstream, its events applied, appended in batches and streamed back.
+// Runs: a run's request to the agent, its events applied and appended in batches, and its end.
 
 package relay
 
@@ -9,27 +9,27 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/aguistate/aguistate"
+	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
 // maxBatch is the most events one append writes. Events that arrive while
 // an append is on its way are appended together (group commit), up to it.
 const maxBatch = 256
 
-// maxInput is the largest run input a POST may carry, in bytes.
-const maxInput = 64 << 20
-
 // run is a run this relay runs against the agent.
 type run struct {
-	t     *thread
-	body  []byte                  // the request body, sent to the agent as it is
-	in    aguistate.RunAgentInput // read from body
-	state json.RawMessage         // body's "state", nil when absent
+	t      *thread
+	body   []byte                  // the request body, sent to the agent as it is; nil once sent
+	taken  int64                   // the bytes of r.inputs that body holds
+	header http.Header             // set on the request to the agent (Grant.Header)
+	in     aguistate.RunAgentInput // read from body
+	state  json.RawMessage         // body's "state", nil when absent
+	reqID  string                  // the id of the request that started it
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -49,88 +49,70 @@ var (
 	errRunLost   = errors.New("aguistate: another relay appended to the thread")
 )
 
+// errStopped is the cause of a run that a client stopped: it ends with
+// RUN_FINISHED, outcome "cancelled".
+var errStopped = errors.New("aguistate: the run was stopped")
+
 // agentError is a failure of the agent before the run's first event: the
-// request failed, or the answer is no event stream.
-type agentError struct{ msg string }
-
-func (e *agentError) Error() string { return e.msg }
-
-// postAgent serves POST /agent: it starts a run and streams its events,
-// or serves a reconnect of the thread's last run from the log.
-func (r *Relay) postAgent(w http.ResponseWriter, req *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, maxInput))
-	if err != nil {
-		http.Error(w, "aguistate: reading the run input: "+err.Error(), http.StatusBadRequest)
-		return
-	}
-	var in aguistate.RunAgentInput
-	if err := in.UnmarshalJSON(body); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	if in.ThreadID == "" || in.RunID == "" {
-		http.Error(w, "aguistate: the run input has no threadId or no runId", http.StatusBadRequest)
-		return
-	}
-	var raw struct {
-		State json.RawMessage `json:"state"`
-	}
-	_ = json.Unmarshal(body, &raw)
-
-	t := r.open(req.Context(), w, in.ThreadID)
-	if t == nil {
-		return
-	}
-	defer r.release(t)
-	lastID := req.Header.Get("Last-Event-ID")
-	if t.pos > 0 && (t.c.RunID() == in.RunID || t.isPosition(lastID)) { // a reconnect
-		j := t.join(lastID)
-		t.mu.Unlock()
-		r.stream(w, req, t, j, nil)
-		return
-	}
-	ru, status, err := r.startRun(req.Context(), t, body, in, raw.State)
-	var j joinPoint
-	if err == nil { // the hub delivers the run's events from its first on
-		j = joinPoint{after: t.pos, running: true, sub: t.subscribe(), hub: true}
-	}
-	t.mu.Unlock()
-	if err != nil {
-		http.Error(w, err.Error(), status)
-		return
-	}
-	defer r.posts.Done()
-	if err := <-ru.started; err != nil {
-		t.mu.Lock()
-		trim := t.unsubscribe(j.sub)
-		t.mu.Unlock()
-		r.trim(req.Context(), t, trim)
-		status := http.StatusServiceUnavailable
-		var ae *agentError
-		switch {
-		case errors.As(err, &ae):
-			status = http.StatusBadGateway
-		case errors.Is(err, ErrConflict), errors.Is(err, errRunLost):
-			status = http.StatusConflict
-		}
-		http.Error(w, err.Error(), status)
-		return
-	}
-	r.stream(w, req, t, j, ru)
+// request failed, or the answer is no event stream. msg is what the client
+// is told; err, when not nil, what the log gets (such as the agent's
+// answer, which may hold what a client should not see).
+type agentError struct {
+	msg string
+	err error
 }
 
-// startRun starts a run of t with input in: it takes the thread's lease,
-// ends a run in progress that nobody runs, and starts the run's goroutine.
-// It returns an HTTP status with its error. The caller holds t.mu and has
-// synced t.
-func (r *Relay) startRun(ctx context.Context, t *thread, body []byte, in aguistate.RunAgentInput, state json.RawMessage) (*run, int, error) {
+func (e *agentError) Error() string { return e.msg }
+func (e *agentError) Unwrap() error { return e.err }
+
+// inputError reports a run input whose record the thread does not take (a
+// limit of the Consumer): the client gets 413. event is the index of the
+// record's event that was refused (see startEvents).
+type inputError struct {
+	err   error
+	event int
+}
+
+func (e *inputError) Error() string {
+	msg := e.err.Error()
+	var ee *aguistate.EventError
+	if errors.As(e.err, &ee) {
+		msg = fmt.Sprintf("its %s: %v", [...]string{"RUN_STARTED", "STATE_SNAPSHOT"}[min(e.event, 1)], ee.Err)
+	}
+	return "aguistate: the run input cannot be recorded: " + msg
+}
+
+func (e *inputError) Unwrap() error { return e.err }
+
+// endError is the cause of a run that the relay ends with a RUN_ERROR of
+// code with the message msg; err, when not nil, goes to the log only.
+type endError struct {
+	code, msg string
+	err       error
+}
+
+func (e *endError) Error() string { return "aguistate: " + e.msg }
+func (e *endError) Unwrap() error { return e.err }
+
+// startRun starts a run of t with input in, whose request body is body
+// (holding taken bytes of r.inputs, which the run gives back): it takes the
+// thread's lease, reads the log again (another relay may have ended its
+// run meanwhile), ends a run in progress that nobody runs, and starts the
+// run's goroutine. It returns an HTTP status with its error. The caller
+// holds t.mu and has synced t.
+func (r *Relay) startRun(req *http.Request, t *thread, g Grant, body []byte, taken int64, in aguistate.RunAgentInput, state json.RawMessage) (*run, int, error) {
+	ctx := req.Context()
 	if t.running != nil {
 		return nil, http.StatusConflict, fmt.Errorf("aguistate: thread %q: a run is in progress", t.id)
 	}
-	l := r.o.Store
+	l := t.store
 	if err := l.Lease(ctx, t.id, r.holder, in.RunID, r.o.LeaseTTL); errors.Is(err, ErrLeased) {
 		return nil, http.StatusConflict, fmt.Errorf("aguistate: thread %q: another relay runs a run of it", t.id)
 	} else if err != nil && !errors.Is(err, ErrStopped) { // a stop of a run that ended: this one is new
+		return nil, http.StatusServiceUnavailable, err
+	}
+	if err := t.sync(ctx); err != nil { // the log as it is now that nobody else appends
+		_ = l.Release(ctx, t.id, r.holder)
 		return nil, http.StatusServiceUnavailable, err
 	}
 	if t.c.Running() { // nobody runs it: this relay has its lease
@@ -145,7 +127,8 @@ func (r *Relay) startRun(ctx context.Context, t *thread, body []byte, in aguista
 		_ = l.Release(ctx, t.id, r.holder)
 		return nil, http.StatusServiceUnavailable, errClosed
 	}
-	ru := &run{t: t, body: body, in: in, state: state, started: make(chan error, 1), done: make(chan struct{}), lastPos: t.pos}
+	ru := &run{t: t, body: body, taken: taken, header: g.Header, in: in, state: state, reqID: requestID(ctx),
+		started: make(chan error, 1), done: make(chan struct{}), lastPos: t.pos}
 	ru.ctx, ru.cancel = context.WithCancelCause(r.runCtx)
 	t.running = ru
 	t.refs++ // released when the run ends
@@ -156,17 +139,22 @@ func (r *Relay) startRun(ctx context.Context, t *thread, body []byte, in aguista
 }
 
 // runRun runs ru against the agent and records its events, until the
-// agent's stream ends or the run is lost or cancelled.
+// agent's stream ends or the run is lost, stopped or cancelled.
 func (r *Relay) runRun(ru *run) {
 	t := ru.t
 	started := false
+	start := func(err error) {
+		ru.started <- err
+		started = true
+	}
 	defer func() {
 		if !started {
 			ru.started <- errors.New("aguistate: the run ended before it started")
 		}
+		r.inputs.give(ru.taken)
 		ctx, cancel := r.storeContext(ru.ctx)
 		defer cancel()
-		_ = r.o.Store.Release(ctx, t.id, r.holder)
+		_ = t.store.Release(ctx, t.id, r.holder)
 		t.mu.Lock()
 		t.running = nil
 		t.mu.Unlock()
@@ -176,11 +164,23 @@ func (r *Relay) runRun(ru *run) {
 		r.runs.Done()
 	}()
 	go r.renewLease(ru)
+	if r.o.MaxRun > 0 {
+		limit := time.AfterFunc(r.o.MaxRun, func() {
+			ru.cancel(&endError{code: CodeRunTimeout, msg: fmt.Sprintf("the run went on for longer than %v (MaxRun)", r.o.MaxRun)})
+		})
+		defer limit.Stop()
+	}
 
-	resp, err := r.callAgent(ru)
+	w := newWatchdog(r.o.IdleTimeout, func() {
+		ru.cancel(&endError{code: CodeIdleTimeout, msg: fmt.Sprintf("the agent sent nothing for %v (IdleTimeout)", r.o.IdleTimeout)})
+	})
+	defer w.stop()
+	resp, err := r.callAgent(ru, w)
 	if err != nil {
-		ru.started <- err
-		started = true
+		if cause := context.Cause(ru.ctx); cause != nil {
+			err = cause
+		}
+		r.endUnstarted(ru, err, start)
 		return
 	}
 	defer resp.Body.Close()
@@ -188,7 +188,7 @@ func (r *Relay) runRun(ru *run) {
 	var readErr error
 	go func() {
 		defer close(events)
-		for text, err := range aguistate.ReadEvents(resp.Body, r.o.Consumer) {
+		for text, err := range aguistate.ReadEvents(w.reader(resp.Body), r.o.Consumer) {
 			if err != nil {
 				readErr = err
 				return
@@ -199,6 +199,9 @@ func (r *Relay) runRun(ru *run) {
 
 	batch := make([][]byte, 0, maxBatch)
 	for ev := range events {
+		if ru.ctx.Err() != nil { // stopped, timed out, lost or closed: what came after is not recorded
+			break
+		}
 		batch = append(batch[:0], ev)
 	drain:
 		for len(batch) < maxBatch {
@@ -212,77 +215,156 @@ func (r *Relay) runRun(ru *run) {
 				break drain
 			}
 		}
-		fatal, err := r.write(ru, batch, !started)
-		if !started {
-			ru.started <- err
-			started = true
+		fatal, err := r.write(ru.ctx, ru, batch, !started)
+		switch {
+		case err != nil && ru.ctx.Err() != nil && !started: // ended before its first append
+			r.endUnstarted(ru, context.Cause(ru.ctx), start)
+			return
+		case !started:
+			start(err)
 		}
 		if err != nil && ru.ctx.Err() != nil {
 			r.finish(ru, context.Cause(ru.ctx))
 			return
 		}
 		if err != nil {
-			r.o.Logger.Warn("aguistate: relay: a run stopped", "thread", t.id, "run", ru.in.RunID, "err", err)
+			r.o.Logger.Warn("aguistate: relay: a run stopped", "request", ru.reqID, "thread", t.id, "run", ru.in.RunID, "err", err)
 			ru.cancel(err)
 			r.finish(ru, err)
 			return
 		}
 		if fatal != nil {
 			ru.cancel(fatal)
-			r.finish(ru, fmt.Errorf("the agent sent an event that is not one: %w", fatal))
+			r.finish(ru, &endError{code: CodeAgentFailed, msg: "the agent sent an event that is not one: " + strings.TrimPrefix(fatal.Error(), "aguistate: ")})
 			return
 		}
 	}
 	if !started {
-		ru.started <- &agentError{"aguistate: the agent's stream holds no event"}
-		started = true
+		err := context.Cause(ru.ctx)
+		if err == nil {
+			err = &agentError{msg: "aguistate: the agent's answer holds no event", err: readErr}
+		}
+		r.endUnstarted(ru, err, start)
 		return
 	}
 	switch cause := context.Cause(ru.ctx); {
 	case cause != nil:
 		r.finish(ru, cause)
 	case readErr != nil:
-		r.finish(ru, fmt.Errorf("the agent's stream broke off: %w", readErr))
+		r.finish(ru, &endError{code: CodeAgentFailed, msg: "the agent's stream broke off", err: readErr})
 	default:
-		r.finish(ru, errors.New("the agent's stream ended before RUN_FINISHED or RUN_ERROR"))
+		r.finish(ru, &endError{code: CodeAgentFailed, msg: "the agent's stream ended before RUN_FINISHED or RUN_ERROR"})
+	}
+}
+
+// endUnstarted ends ru, which has no event in the log, for cause: a run
+// stopped before the agent's first event is recorded, its start and its
+// RUN_FINISHED (outcome "cancelled"), so that its client and viewers see
+// it end; any other cause is given to start (the POST's answer says it) and
+// nothing is recorded.
+func (r *Relay) endUnstarted(ru *run, cause error, start func(error)) {
+	if !errors.Is(cause, errStopped) {
+		start(cause)
+		return
+	}
+	ctx, cancel := r.storeContext(ru.ctx)
+	defer cancel()
+	_, err := r.write(ctx, ru, nil, true)
+	start(err)
+	if err == nil {
+		r.finish(ru, cause)
 	}
 }
 
 // callAgent sends ru's input to the agent and returns its answer, an event
-// stream, or an *agentError.
-func (r *Relay) callAgent(ru *run) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ru.ctx, http.MethodPost, r.agent, bytes.NewReader(ru.body))
-	if err != nil {
-		return nil, &agentError{"aguistate: the agent's URL: " + err.Error()}
+// stream, or an *agentError (or the run's cause when it ended first). w
+// watches the wait for the answer; ru's body is let go once sent.
+func (r *Relay) callAgent(ru *run, w *watchdog) (*http.Response, error) {
+	w.wait()
+	resp, err := r.agent.Post(ru.ctx, ru.body, ru.header)
+	w.idle()
+	ru.body = nil
+	r.inputs.give(ru.taken)
+	ru.taken = 0
+	var he *aguistate.HTTPError
+	switch {
+	case err == nil:
+		return resp, nil
+	case errors.As(err, &he) && he.StatusCode >= 200 && he.StatusCode <= 299:
+		return nil, &agentError{msg: fmt.Sprintf("aguistate: the agent answered %s with Content-Type %s, not an event stream", he.Status, jsonv.Quote(he.ContentType)), err: err}
+	case errors.As(err, &he):
+		return nil, &agentError{msg: "aguistate: the agent answered " + he.Status, err: err}
+	default:
+		return nil, &agentError{msg: "aguistate: the agent could not be reached", err: err}
 	}
-	req.Header = r.o.Header.Clone()
-	if req.Header == nil {
-		req.Header = make(http.Header)
+}
+
+// watchdog calls a function when the relay has waited for the agent for
+// longer than an idle time: the wait for its answer, then each read of
+// its body. Time spent on anything else does not count.
+type watchdog struct {
+	d     time.Duration
+	timer *time.Timer // nil when d is 0 or less: no idle time
+}
+
+// newWatchdog returns a watchdog that calls fire once the relay has waited
+// for d; none when d is 0 or less.
+func newWatchdog(d time.Duration, fire func()) *watchdog {
+	w := &watchdog{d: d}
+	if d > 0 {
+		w.timer = time.AfterFunc(d, fire)
+		w.timer.Stop()
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := r.o.Client.Do(req)
-	if err != nil {
-		return nil, &agentError{"aguistate: the agent: " + err.Error()}
+	return w
+}
+
+// wait starts a wait for the agent.
+func (w *watchdog) wait() {
+	if w.timer != nil {
+		w.timer.Reset(w.d)
 	}
-	ct := resp.Header.Get("Content-Type")
-	mt, _, _ := mime.ParseMediaType(ct)
-	ok := ct == "" || mt == "text/event-stream" || mt == "application/json" || mt == "application/jsonl" || mt == "application/x-ndjson"
-	if resp.StatusCode < 200 || resp.StatusCode > 299 || !ok {
-		excerpt, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		resp.Body.Close()
-		return nil, &agentError{fmt.Sprintf("aguistate: the agent answered %s (Content-Type %q): %s", resp.Status, ct, excerpt)}
+}
+
+// idle ends a wait for the agent.
+func (w *watchdog) idle() {
+	if w.timer != nil {
+		w.timer.Stop()
 	}
-	return resp, nil
+}
+
+// stop ends the watch.
+func (w *watchdog) stop() { w.idle() }
+
+// reader returns body, whose reads w watches.
+func (w *watchdog) reader(body io.Reader) io.Reader {
+	if w.timer == nil {
+		return body
+	}
+	return watchedReader{body, w}
+}
+
+// watchedReader is a body whose reads a watchdog watches.
+type watchedReader struct {
+	r io.Reader
+	w *watchdog
+}
+
+func (b watchedReader) Read(p []byte) (int, error) {
+	b.w.wait()
+	defer b.w.idle()
+	return b.r.Read(p)
 }
 
 // write applies batch to the thread and appends it after the thread's last
 // position, once all of it applies or up to a fatal event, which it
-// returns. The first batch of a run starts with the record of the run's
-// start. It returns an error, and the run is lost, when another relay has
-// appended to the thread since the run's last append, or the store fails
-// until the run ends.
-func (r *Relay) write(ru *run, batch [][]byte, first bool) (fatal, err error) {
+// returns. The append is not cut when ctx ends (a stop does not cut a batch
+// in two); a store that fails is retried until ctx ends. The first batch of a run (first) starts with the record of
+// the run's start; with no agent event it is that record alone. It returns
+// an error, and the run is lost, when another relay has appended to the
+// thread since the run's last append, or the store fails until the run
+// ends; an *inputError when the thread does not take the record, and an
+// *agentError when the agent's first event is not one.
+func (r *Relay) write(ctx context.Context, ru *run, batch [][]byte, first bool) (fatal, err error) {
 	t := ru.t
 	t.mu.Lock()
 	if t.c == nil {
@@ -295,11 +377,18 @@ func (r *Relay) write(ru *run, batch [][]byte, first bool) (fatal, err error) {
 		t.mu.Unlock()
 		return nil, errRunLost
 	}
+	record, fromAgent := 0, false
 	if first {
-		if batch, err = startEvents(t.c, ru.in, ru.state, batch); err != nil {
+		var rec [][]byte
+		if rec, fromAgent, err = startEvents(t.c, ru.in, ru.state, batch); err != nil {
 			t.mu.Unlock()
-			return nil, err
+			return nil, &inputError{err: err}
 		}
+		if fromAgent {
+			batch = batch[1:]
+		}
+		record = len(rec)
+		batch = append(rec, batch...)
 	}
 	n := 0
 	for _, ev := range batch {
@@ -309,14 +398,20 @@ func (r *Relay) write(ru *run, batch [][]byte, first bool) (fatal, err error) {
 		}
 		n++
 	}
-	if first && n == 0 {
+	switch {
+	case n == 0 && first && fromAgent:
 		t.mu.Unlock()
-		return nil, &agentError{"aguistate: the agent's first event is not one: " + fatal.Error()}
+		return nil, &agentError{msg: "aguistate: the agent's first event is not one: " + strings.TrimPrefix(fatal.Error(), "aguistate: ")}
+	case n < record:
+		t.mu.Unlock()
+		return nil, &inputError{err: fatal, event: n}
 	}
 	batch = batch[:n]
 	pos := t.pos
 	if n > 0 {
-		err = r.o.Store.Append(ru.ctx, t.id, pos+1, batch...)
+		actx, cancel := r.storeContext(ctx)
+		err = t.store.Append(actx, t.id, pos+1, batch...)
+		cancel()
 	}
 	if errors.Is(err, ErrConflict) {
 		t.c = nil
@@ -326,7 +421,7 @@ func (r *Relay) write(ru *run, batch [][]byte, first bool) (fatal, err error) {
 	if err != nil {
 		t.c = nil // ahead of the log; loaded again once the batch is in
 		t.mu.Unlock()
-		if err := r.appendRetry(ru, pos, batch); err != nil {
+		if err := r.appendRetry(ctx, ru, pos, batch); err != nil {
 			return nil, err
 		}
 		t.mu.Lock()
@@ -337,13 +432,14 @@ func (r *Relay) write(ru *run, batch [][]byte, first bool) (fatal, err error) {
 	} else if fatal == nil {
 		t.pos += int64(n)
 	}
-	if first {
+	if first { // what the record needed: let it go
 		ru.startPos = pos + 1
+		ru.in.Messages, ru.in.State, ru.state = nil, aguistate.Value{}, nil
 	}
 	ru.lastPos = pos + int64(n)
 	cp := t.checkpointDue(r.o.CheckpointEvery)
 	t.mu.Unlock()
-	r.saveCheckpoint(ru.ctx, t, cp)
+	r.saveCheckpoint(ctx, t, cp)
 	return fatal, nil
 }
 
@@ -366,20 +462,23 @@ func (r *Relay) syncRetry(ru *run) error {
 	}
 }
 
-// appendRetry appends batch at pos+1 until the store takes it or the run
-// ends: after a store's failure the events may be in the log already,
-// which a conflict whose entries are batch shows.
-func (r *Relay) appendRetry(ru *run, pos int64, batch [][]byte) error {
+// appendRetry appends batch at pos+1 with ctx until the store takes it or
+// the run ends: after a store's failure the events may be in the log
+// already, which a conflict whose entries are batch shows.
+func (r *Relay) appendRetry(ctx context.Context, ru *run, pos int64, batch [][]byte) error {
 	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
 		select {
 		case <-ru.ctx.Done():
 			return context.Cause(ru.ctx)
+		case <-ctx.Done():
+			return ctx.Err()
 		case <-time.After(wait):
 		}
-		err := r.o.Store.Append(ru.ctx, ru.t.id, pos+1, batch...)
+		t := ru.t
+		err := t.store.Append(ctx, t.id, pos+1, batch...)
 		if errors.Is(err, ErrConflict) {
 			i := 0
-			for e, err := range r.o.Store.Read(ru.ctx, ru.t.id, pos) {
+			for e, err := range t.store.Read(ctx, t.id, pos) {
 				if err != nil || i == len(batch) || !bytes.Equal(e.Event, batch[i]) {
 					break
 				}
@@ -393,13 +492,14 @@ func (r *Relay) appendRetry(ru *run, pos int64, batch [][]byte) error {
 		if err == nil {
 			return nil
 		}
-		r.o.Logger.Warn("aguistate: relay: appending failed; retrying", "thread", ru.t.id, "err", err)
+		r.o.Logger.Warn("aguistate: relay: appending failed; retrying", "thread", t.id, "err", err)
 	}
 }
 
 // finish ends ru: when the thread's run is still in progress and nobody
-// else has appended, it appends a RUN_ERROR that says why (cause); then it
-// saves a checkpoint.
+// else has appended, it appends the event that says why (cause): a
+// RUN_FINISHED with outcome "cancelled" for a run that was stopped, else a
+// RUN_ERROR whose code says why. Then it saves a checkpoint.
 func (r *Relay) finish(ru *run, cause error) {
 	if errors.Is(cause, errLeaseLost) || errors.Is(cause, errRunLost) {
 		ru.t.mu.Lock()
@@ -411,8 +511,16 @@ func (r *Relay) finish(ru *run, cause error) {
 	// its code says that the relay wrote it, and a client that reports it
 	// adds its own prefix.
 	code, msg := CodeAgentFailed, strings.TrimPrefix(cause.Error(), "aguistate: ")
-	if errors.Is(cause, context.Canceled) && r.runCtx.Err() != nil {
+	var ee *endError
+	switch {
+	case errors.Is(cause, context.Canceled) && r.runCtx.Err() != nil:
 		code, msg = CodeRelayStopped, "the relay stopped before the run ended"
+	case errors.As(cause, &ee):
+		code, msg = ee.code, ee.msg
+		if ee.err != nil {
+			r.o.Logger.Warn("aguistate: relay: a run failed", "request", ru.reqID, "thread", ru.t.id, "run", ru.in.RunID,
+				"code", ee.code, "err", ee.err)
+		}
 	}
 	t := ru.t
 	ctx, cancel := r.storeContext(ru.ctx)
@@ -420,113 +528,29 @@ func (r *Relay) finish(ru *run, cause error) {
 	t.mu.Lock()
 	err := t.sync(ctx)
 	if err == nil && t.pos == ru.lastPos && t.c.Running() {
-		if err = t.appendOwn(ctx, runError(code, msg)); err == nil {
+		end := runError(code, msg)
+		if errors.Is(cause, errStopped) {
+			end = runCancelled(t.c.ThreadID(), t.c.RunID())
+		}
+		if err = t.appendOwn(ctx, end); err == nil {
 			ru.lastPos = t.pos
 		}
 	}
 	cp := t.checkpointDue(1)
 	t.mu.Unlock()
 	if err != nil {
-		r.o.Logger.Warn("aguistate: relay: ending a run failed", "thread", t.id, "err", err)
+		r.o.Logger.Warn("aguistate: relay: ending a run failed", "request", ru.reqID, "thread", t.id, "err", err)
 	}
 	r.saveCheckpoint(ctx, t, cp)
 }
 
-// renewLease renews ru's lease until the run ends, and cancels the run
-// when another relay has taken it.
-func (r *Relay) renewLease(ru *run) {
-	tick := time.NewTicker(r.o.LeaseTTL / 3)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ru.ctx.Done():
-			return
-		case <-tick.C:
-		}
-		err := r.o.Store.Lease(ru.ctx, ru.t.id, r.holder, ru.in.RunID, r.o.LeaseTTL)
-		if errors.Is(err, ErrLeased) {
-			r.o.Logger.Warn("aguistate: relay: a run's lease was lost", "thread", ru.t.id, "run", ru.in.RunID)
-			ru.cancel(errLeaseLost)
-			return
-		}
-		if err != nil && ru.ctx.Err() == nil {
-			r.o.Logger.Warn("aguistate: relay: renewing a lease failed", "thread", ru.t.id, "err", err)
-		}
+// stopRun stops ru, the run this relay runs on a thread: it cancels its
+// request to the agent, and waits until its end is recorded (see finish),
+// or ctx ends.
+func (r *Relay) stopRun(ctx context.Context, ru *run) {
+	ru.cancel(errStopped)
+	select {
+	case <-ru.done:
+	case <-ctx.Done():
 	}
-}
-
-// checkpoint is a checkpoint to save: the thread's Consumer at a position,
-// the position before which the log may then be trimmed, and the one
-// before which it is to be trimmed once the hub has passed it (0 when the
-// trim is not held back).
-type checkpoint struct {
-	pos, trim, held int64
-	data            []byte
-}
-
-// checkpointDue returns the checkpoint to save when every events have come
-// since the last one, else nil. The log keeps KeepEvents events before it,
-// and those that the hub has not yet delivered to this relay's viewers:
-// that part of the trim is held back until the hub has passed it, or the
-// thread's last use ends (see heldTrim). The caller holds t.mu.
-func (t *thread) checkpointDue(every int) *checkpoint {
-	if t.c == nil || t.pos-t.cpPos < int64(every) {
-		return nil
-	}
-	t.cpPos = t.pos
-	cp := &checkpoint{pos: t.pos, trim: t.pos - int64(t.r.o.KeepEvents), data: t.c.Checkpoint()}
-	if t.stopWatch != nil && t.hubPos+1 < cp.trim {
-		cp.trim, cp.held = t.hubPos+1, cp.trim
-	}
-	return cp
-}
-
-// heldTrim returns the position before which the log is to be trimmed now
-// that nothing holds it back (the hub has passed it, or no watcher runs),
-// or 0. The caller holds t.mu.
-func (t *thread) heldTrim() int64 {
-	before := t.trimTo
-	if before == 0 || t.stopWatch != nil && t.hubPos+1 < before {
-		return 0
-	}
-	t.trimTo = 0
-	return before
-}
-
-// saveCheckpoint saves cp (when not nil) and trims the log before it as
-// far as cp allows; the rest of its trim waits for the hub (heldTrim).
-func (r *Relay) saveCheckpoint(ctx context.Context, t *thread, cp *checkpoint) {
-	if cp == nil {
-		return
-	}
-	err := r.o.Store.SaveCheckpoint(ctx, t.id, cp.pos, cp.data)
-	if err == nil {
-		err = r.o.Store.Trim(ctx, t.id, cp.trim)
-	}
-	if err != nil {
-		r.o.Logger.Warn("aguistate: relay: saving a checkpoint failed", "thread", t.id, "pos", cp.pos, "err", err)
-		return
-	}
-	if cp.held > 0 {
-		t.mu.Lock()
-		t.trimTo = max(t.trimTo, cp.held)
-		before := t.heldTrim()
-		t.mu.Unlock()
-		r.trim(ctx, t, before)
-	}
-}
-
-// trim trims t's log before position before, unless before is 0.
-func (r *Relay) trim(ctx context.Context, t *thread, before int64) {
-	if before == 0 {
-		return
-	}
-	if err := r.o.Store.Trim(ctx, t.id, before); err != nil {
-		r.o.Logger.Warn("aguistate: relay: trimming the log failed", "thread", t.id, "before", before, "err", err)
-	}
-}
-
-// storeFailed answers a request that the store failed.
-func storeFailed(w http.ResponseWriter, err error) {
-	http.Error(w, "aguistate: the store failed: "+err.Error(), http.StatusServiceUnavailable)
 }

@@ -19,9 +19,12 @@ import (
 // position of its log, the run this relay runs on it, and the viewers that
 // follow it here, fed by one watcher that follows the log.
 type thread struct {
-	r    *Relay
-	id   string
-	refs int // guarded by r.mu
+	r       *Relay
+	key     threadKey
+	id      string
+	store   Store // the store as the thread's tenant sees it
+	refs    int   // guarded by r.mu
+	viewers int   // event streams served; guarded by r.mu
 
 	mu      sync.Mutex
 	c       *aguistate.Consumer // nil when it must be loaded again
@@ -30,6 +33,7 @@ type thread struct {
 	running *run                // this relay's run on the thread, or nil
 
 	subs      map[*sub]struct{}
+	lagging   map[*sub]int64     // subs the hub dropped, by the position after which they read the log
 	hubPos    int64              // the last position delivered to subs
 	stopWatch context.CancelFunc // stops the watcher; nil when none runs
 	progress  bool               // an event came since the watcher last looked
@@ -49,6 +53,7 @@ type entry struct {
 type sub struct {
 	ch    chan entry
 	bytes atomic.Int64 // the size of the events in ch
+	holds bool         // the stream of a run to the client that POSTed it: trims wait for it (see fallBehind)
 }
 
 // subBuffer is how many events a viewer may fall behind the hub before it
@@ -75,6 +80,51 @@ func (s *sub) drop() {
 	close(s.ch)
 }
 
+// fallBehind drops s, a viewer that cannot take the log's event at pos
+// (the next the hub delivers), from the hub: it reads the log itself from
+// there on. Other viewers' events are let go (see drop): one that falls
+// behind a trim gets a prelude when it reconnects. A run's stream to the
+// client that POSTed it (holds) keeps the events it has (ViewerBuffer at
+// most), and no trim passes pos-1 until it is back (see caughtUp), so that
+// it does not lose its place in the log and end with a RUN_ERROR: a client
+// that stalls holds them for WriteTimeout at most. The caller holds t.mu
+// and has removed s from t.subs.
+func (t *thread) fallBehind(s *sub, pos int64) {
+	if !s.holds {
+		s.drop()
+		return
+	}
+	close(s.ch)
+	if t.lagging == nil {
+		t.lagging = make(map[*sub]int64)
+	}
+	t.lagging[s] = pos - 1
+}
+
+// caughtUp ends the hold that s, dropped from the hub, had on trims, and
+// returns the position before which the log is to be trimmed now, or 0
+// (see heldTrim). The caller holds t.mu.
+func (t *thread) caughtUp(s *sub) int64 {
+	delete(t.lagging, s)
+	return t.heldTrim()
+}
+
+// trimFloor returns the position after which the log must keep every
+// entry: that of the viewers the hub dropped and of the hub itself, while
+// its watcher runs; -1 when nothing holds the log. The caller holds t.mu.
+func (t *thread) trimFloor() int64 {
+	floor := int64(-1)
+	if t.stopWatch != nil {
+		floor = t.hubPos
+	}
+	for _, pos := range t.lagging {
+		if floor < 0 || pos < floor {
+			floor = pos
+		}
+	}
+	return floor
+}
+
 // sync brings t.c up to the end of the log, loading the thread from its
 // checkpoint first when t.c is nil. The caller holds t.mu.
 func (t *thread) sync(ctx context.Context) error {
@@ -99,7 +149,7 @@ func (t *thread) sync(ctx context.Context) error {
 // load sets t.c to the thread's checkpoint, or a new Consumer when it has
 // none.
 func (t *thread) load(ctx context.Context) error {
-	pos, data, err := t.r.o.Store.LoadCheckpoint(ctx, t.id)
+	pos, data, err := t.store.LoadCheckpoint(ctx, t.id)
 	if errors.Is(err, ErrNoCheckpoint) {
 		t.c, t.pos, t.cpPos = aguistate.New(t.r.o.Consumer), 0, 0
 		return nil
@@ -117,7 +167,7 @@ func (t *thread) load(ctx context.Context) error {
 
 // catchUp applies to t.c the log's events after t.pos.
 func (t *thread) catchUp(ctx context.Context) error {
-	for e, err := range t.r.o.Store.Read(ctx, t.id, t.pos) {
+	for e, err := range t.store.Read(ctx, t.id, t.pos) {
 		if err != nil {
 			return err
 		}
@@ -156,6 +206,7 @@ func (t *thread) subscribe() *sub {
 // longer holds the trim back (see heldTrim), or 0. The caller holds t.mu.
 func (t *thread) unsubscribe(s *sub) (trim int64) {
 	delete(t.subs, s)
+	delete(t.lagging, s)
 	if len(t.subs) == 0 {
 		t.stopWatching()
 	}
@@ -181,7 +232,7 @@ func (t *thread) stopWatching() {
 func (t *thread) watch(ctx context.Context, after int64) {
 	for wait := 100 * time.Millisecond; ctx.Err() == nil; wait = min(2*wait, 5*time.Second) {
 		var err error
-		for e, ferr := range t.r.o.Store.Follow(ctx, t.id, after) {
+		for e, ferr := range t.store.Follow(ctx, t.id, after) {
 			if err = ferr; err != nil {
 				break
 			}
@@ -223,7 +274,7 @@ func (t *thread) watch(ctx context.Context, after int64) {
 
 // deliver gives the log's event at t.hubPos+1 to every viewer, and drops a
 // viewer whose buffer is full, by count or by bytes (it reads the store
-// itself). The caller holds t.mu.
+// itself: see fallBehind). The caller holds t.mu.
 func (t *thread) deliver(e entry) {
 	if e.pos != t.hubPos+1 {
 		return
@@ -233,60 +284,16 @@ func (t *thread) deliver(e entry) {
 	for s := range t.subs {
 		if held := s.bytes.Load(); held > 0 && held+size > int64(t.r.o.ViewerBuffer) {
 			delete(t.subs, s)
-			s.drop()
+			t.fallBehind(s, e.pos)
 			continue
 		}
 		s.bytes.Add(size)
 		select {
 		case s.ch <- e:
 		default:
+			s.bytes.Add(-size)
 			delete(t.subs, s)
-			s.drop()
-		}
-	}
-}
-
-// watchLease ends, once per lease time, a run that nobody runs: one in
-// progress whose log has not moved for that long, and whose lease this
-// relay can take (see endOrphan).
-func (t *thread) watchLease(ctx context.Context) {
-	tick := time.NewTicker(t.r.o.LeaseTTL)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		t.mu.Lock()
-		if !t.progress && t.running == nil && t.c != nil && t.c.Running() {
-			t.endOrphan(ctx)
-		}
-		t.progress = false
-		t.mu.Unlock()
-	}
-}
-
-// endOrphan ends the run in progress with a RUN_ERROR of code CodeRunLost
-// when this relay can take the thread's lease: no relay holds it, so
-// nobody runs the run. The caller holds t.mu.
-func (t *thread) endOrphan(ctx context.Context) {
-	l := t.r.o.Store
-	if err := l.Lease(ctx, t.id, t.r.holder, "", t.r.o.LeaseTTL); err != nil && !errors.Is(err, ErrStopped) {
-		return
-	}
-	defer func() {
-		ctx, cancel := t.r.storeContext(ctx)
-		defer cancel()
-		_ = l.Release(ctx, t.id, t.r.holder)
-	}()
-	if err := t.sync(ctx); err != nil {
-		return
-	}
-	if t.c.Running() {
-		err := t.appendOwn(ctx, runError(CodeRunLost, msgRunLost))
-		if err != nil {
-			t.r.o.Logger.Warn("aguistate: relay: ending a lost run failed", "thread", t.id, "err", err)
+			t.fallBehind(s, e.pos)
 		}
 	}
 }
@@ -299,7 +306,7 @@ func (t *thread) appendOwn(ctx context.Context, event []byte) error {
 		t.c = nil
 		return err
 	}
-	if err := t.r.o.Store.Append(ctx, t.id, t.pos+1, event); err != nil {
+	if err := t.store.Append(ctx, t.id, t.pos+1, event); err != nil {
 		t.c = nil
 		return err
 	}

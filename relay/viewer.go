@@ -5,11 +5,13 @@ package relay
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/aguistate/aguistate"
+	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
 // keepAlive is how long a viewer's stream may stay silent: an SSE comment
@@ -53,25 +55,42 @@ func (t *thread) isPosition(id string) bool {
 
 // getEvents serves GET /threads/{threadId}/events.
 func (r *Relay) getEvents(w http.ResponseWriter, req *http.Request) {
-	t := r.open(req.Context(), w, req.PathValue("threadId"))
+	id := req.PathValue("threadId")
+	g, ok := r.authorize(w, req, ActionJoin, id)
+	if !ok {
+		return
+	}
+	t := r.open(w, req, g, id, true)
 	if t == nil {
 		return
 	}
 	defer r.release(t)
+	defer r.leave(t)
 	if t.pos == 0 {
 		t.mu.Unlock()
-		http.Error(w, "aguistate: no thread "+strconv.Quote(t.id), http.StatusNotFound)
+		r.noThread(w, req, t)
 		return
 	}
 	j := t.join(req.Header.Get("Last-Event-ID"))
 	t.mu.Unlock()
-	r.stream(w, req, t, j, nil)
+	r.stream(w, req, t, j, nil, false)
+}
+
+// noThread answers a request for thread t, which has no event: 404, as for
+// a thread of another tenant.
+func (r *Relay) noThread(w http.ResponseWriter, req *http.Request, t *thread) {
+	r.fail(w, req, http.StatusNotFound, "aguistate: no thread "+jsonv.Quote(t.id), nil)
 }
 
 // getThread serves GET /threads/{threadId}: the thread's state and
 // messages.
 func (r *Relay) getThread(w http.ResponseWriter, req *http.Request) {
-	t := r.open(req.Context(), w, req.PathValue("threadId"))
+	id := req.PathValue("threadId")
+	g, ok := r.authorize(w, req, ActionRead, id)
+	if !ok {
+		return
+	}
+	t := r.open(w, req, g, id, false)
 	if t == nil {
 		return
 	}
@@ -79,7 +98,7 @@ func (r *Relay) getThread(w http.ResponseWriter, req *http.Request) {
 	c, pos := t.c, t.pos
 	t.mu.Unlock()
 	if pos == 0 {
-		http.Error(w, "aguistate: no thread "+strconv.Quote(t.id), http.StatusNotFound)
+		r.noThread(w, req, t)
 		return
 	}
 	body, err := json.Marshal(struct {
@@ -87,7 +106,7 @@ func (r *Relay) getThread(w http.ResponseWriter, req *http.Request) {
 		Messages []aguistate.Message `json:"messages"`
 	}{c.State(), c.Messages()})
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
+		r.fail(w, req, http.StatusInternalServerError, "aguistate: the thread cannot be written as JSON", err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -98,12 +117,21 @@ func (r *Relay) getThread(w http.ResponseWriter, req *http.Request) {
 // run it follows ends: the local run ru, when the viewer is that run's
 // POST, ends when its events are sent; otherwise the stream ends after a
 // RUN_FINISHED or RUN_ERROR, or once caught up when no run is in progress.
-// It answers 204 when there is nothing to send.
-func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j joinPoint, ru *run) {
+// It answers 204 when there is nothing to send. A stream that cannot go on
+// (it lost its place in the log, or the store holds fewer events than it
+// acknowledged, or fails) ends: for a POST (post), with a RUN_ERROR of
+// code CodeStreamLost that only this client gets, so that a client that
+// does not reconnect learns that it did not get the run's end; for a GET,
+// as it is, so that an EventSource reconnects with Last-Event-ID.
+func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j joinPoint, ru *run, post bool) {
 	ctx := req.Context()
+	var dropped *sub // the subscription the hub dropped, until the stream is back on it
 	defer func() {
 		if j.sub != nil {
 			t.mu.Lock()
+			if dropped != nil {
+				delete(t.lagging, dropped)
+			}
 			before := t.unsubscribe(j.sub)
 			t.mu.Unlock()
 			ctx, cancel := r.storeContext(r.ctx)
@@ -158,7 +186,7 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 	// readLog sends the log's events after sent, up to its end, and reports
 	// whether the stream is over.
 	readLog := func() (bool, error) {
-		for e, err := range r.o.Store.Read(ctx, t.id, sent) {
+		for e, err := range t.store.Read(ctx, t.id, sent) {
 			if err != nil {
 				return false, err
 			}
@@ -171,6 +199,16 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 			}
 		}
 		return false, nil
+	}
+
+	// lose ends a stream that cannot go on, for err.
+	lose := func(err error) {
+		r.o.Logger.Warn("aguistate: relay: a viewer's stream lost its place", "request", requestID(ctx), "thread", t.id,
+			"sent", sent, "err", err)
+		if post {
+			sw.event("", false, runError(CodeStreamLost, "the relay lost its place in the thread's log: join the thread again"))
+		}
+		sw.end()
 	}
 
 	if j.prelude != nil {
@@ -199,9 +237,12 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 	}
 	switch {
 	case err != nil && !sw.started:
-		storeFailed(w, err)
+		r.storeFailed(w, req, err)
 		return
-	case err != nil || done || !j.running:
+	case err != nil:
+		lose(err)
+		return
+	case done || !j.running:
 		sw.end()
 		return
 	}
@@ -212,7 +253,12 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 	if ru != nil {
 		runDone = ru.done
 	}
+	var grace <-chan time.Time // fires a while after ru ended
 	for {
+		if grace != nil && len(j.sub.ch) == 0 && over(false) {
+			sw.end()
+			return
+		}
 		if len(j.sub.ch) == 0 {
 			sw.flush()
 		}
@@ -227,8 +273,14 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 		case <-tick.C:
 			sw.comment("keep-alive")
 		case <-runDone:
-			runDone = nil
-			if over(false) {
+			runDone, grace = nil, time.After(endGrace)
+		case <-grace: // the hub has not delivered the run's last events
+			grace = time.After(endGrace)
+			switch done, err := r.finishStream(t, ru, &sent, over, readLog); {
+			case err != nil:
+				lose(err)
+				return
+			case done:
 				sw.end()
 				return
 			}
@@ -236,12 +288,25 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 			j.sub.take(e)
 			switch {
 			case !ok || e.pos > sent+1: // fell behind the hub, or a gap: read the log
-				if !ok {
+				if !ok { // back on the hub, once the log brings the stream there
 					t.mu.Lock()
-					j.sub = t.subscribe()
+					dropped, j.sub = j.sub, t.subscribe()
+					j.sub.holds = dropped.holds
 					t.mu.Unlock()
 				}
-				if done, err := readLog(); done || err != nil {
+				done, err := readLog()
+				if dropped != nil {
+					t.mu.Lock()
+					trim := t.caughtUp(dropped)
+					t.mu.Unlock()
+					dropped = nil
+					r.trim(ctx, t, trim)
+				}
+				switch {
+				case err != nil:
+					lose(err)
+					return
+				case done:
 					sw.end()
 					return
 				}
@@ -257,105 +322,30 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 	}
 }
 
-// sseWriter writes an SSE response: its headers and the reconnection time
-// before the first event, then events and comments. Only an event ends
-// with a blank line: a blank line dispatches, which sets a viewer's last
-// event ID, and before a stream's first id field it would set it to "".
-// Each write may block for timeout at most; after a failed write it writes
-// nothing more.
-type sseWriter struct {
-	w        http.ResponseWriter
-	rc       *http.ResponseController
-	retry    time.Duration
-	timeout  time.Duration
-	started  bool
-	deadline bool  // a write deadline is set on the connection
-	dirty    bool  // written since the last flush
-	err      error // of the first write that failed
-	buf      []byte
-}
+// endGrace is how long after its run ends a POST's stream waits for the
+// hub to deliver the run's last events before it reads them from the log.
+const endGrace = time.Second
 
-// begin writes the headers and the retry field, once.
-func (s *sseWriter) begin() {
-	if s.started {
-		return
+// finishStream brings the stream of a POST whose run ru ended a while ago
+// (endGrace) to the run's last event, when the hub has delivered all it
+// will: the events after the stream's position (*sent) are read from the
+// log, which no trim of this relay has passed (a trim waits for the hub).
+// It reports whether the stream is over (see over), and returns an error
+// when the log ends before the last position that the store acknowledged,
+// or cannot be read.
+func (r *Relay) finishStream(t *thread, ru *run, sent *int64, over func(bool) bool, readLog func() (bool, error)) (bool, error) {
+	t.mu.Lock()
+	last, lost, delivered := ru.lastPos, ru.lost, t.hubPos <= *sent
+	t.mu.Unlock()
+	if lost || !delivered { // the relay that has the thread ends the run; or the hub delivers the rest
+		return false, nil
 	}
-	s.started = true
-	h := s.w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	s.w.WriteHeader(http.StatusOK)
-	s.write(strconv.AppendInt(append(s.buf[:0], "retry: "...), s.retry.Milliseconds(), 10), "\n")
-}
-
-// event writes one event: an id field when hasID (with no value when id
-// is ""), and data, which is one line. It returns the error of a write
-// that failed, now or before.
-func (s *sseWriter) event(id string, hasID bool, data []byte) error {
-	s.begin()
-	b := s.buf[:0]
+	done, err := readLog()
 	switch {
-	case hasID && id == "":
-		b = append(b, "id:\n"...)
-	case hasID:
-		b = append(append(append(b, "id: "...), id...), '\n')
+	case err != nil || done:
+		return done, err
+	case *sent < last:
+		return false, fmt.Errorf("aguistate: the log ends at %d, but the store acknowledged the run's events up to %d", *sent, last)
 	}
-	b = append(append(b, "data: "...), data...)
-	s.write(b, "\n\n")
-	return s.err
-}
-
-// comment writes an SSE comment, which viewers pass over.
-func (s *sseWriter) comment(text string) {
-	s.begin()
-	s.write(append(append(s.buf[:0], ": "...), text...), "\n")
-}
-
-func (s *sseWriter) write(b []byte, end string) {
-	s.buf = append(b, end...)
-	if s.err != nil {
-		return
-	}
-	s.setDeadline()
-	_, s.err = s.w.Write(s.buf)
-	s.dirty = true
-}
-
-// setDeadline renews the connection's write deadline before a write: a
-// viewer that reads nothing for s.timeout is cut off, rather than holding
-// the relay's memory as long as its connection lasts.
-func (s *sseWriter) setDeadline() {
-	if s.rc.SetWriteDeadline(time.Now().Add(s.timeout)) == nil {
-		s.deadline = true
-	}
-}
-
-// flush sends what was written.
-func (s *sseWriter) flush() {
-	if s.dirty && s.err == nil {
-		s.setDeadline()
-		if err := s.rc.Flush(); !errors.Is(err, http.ErrNotSupported) {
-			s.err = err
-		}
-		s.dirty = false
-	}
-}
-
-// close clears the write deadline, which would otherwise outlive the
-// response on a connection the server keeps for the next request.
-func (s *sseWriter) close() {
-	if s.deadline {
-		_ = s.rc.SetWriteDeadline(time.Time{})
-	}
-}
-
-// end ends the response: 204 No Content when nothing was written, which
-// stops a browser's EventSource from reconnecting.
-func (s *sseWriter) end() {
-	if !s.started {
-		s.w.WriteHeader(http.StatusNoContent)
-		return
-	}
-	s.flush()
+	return over(false), nil
 }

@@ -5,9 +5,11 @@ package relay_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aguistate/aguistate"
 	"github.com/aguistate/aguistate/relay"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -138,7 +141,7 @@ func TestRelayStalledViewer(t *testing.T) {
 		a := newAgent(t, events)
 		release := a.Hold(1)
 		store := relay.NewMemory(nil)
-		r := relay.New(a.URL, &relay.Options{Store: store, CheckpointEvery: 4, KeepEvents: 4, WriteTimeout: time.Hour})
+		r := relay.New(&aguistate.Agent{URL: a.URL}, &relay.Options{Store: store, CheckpointEvery: 4, KeepEvents: 4, WriteTimeout: time.Hour})
 		base, _ := stalledServer(t, r)
 		before := heapBytes()
 		posted := startRun(t, base, input)
@@ -174,7 +177,7 @@ func TestRelayStalledViewer(t *testing.T) {
 	t.Run("deadline", func(t *testing.T) {
 		a := newAgent(t, events)
 		release := a.Hold(1)
-		r := relay.New(a.URL, &relay.Options{CheckpointEvery: 4, KeepEvents: 4, WriteTimeout: 100 * time.Millisecond})
+		r := relay.New(&aguistate.Agent{URL: a.URL}, &relay.Options{CheckpointEvery: 4, KeepEvents: 4, WriteTimeout: 100 * time.Millisecond})
 		base, done := stalledServer(t, r)
 		posted := startRun(t, base, input)
 		conn := stalledViewer(t, base, true)
@@ -193,4 +196,71 @@ func TestRelayStalledViewer(t *testing.T) {
 			}
 		}
 	})
+}
+
+// behind is a store whose reads, Follow included, hold only the log's
+// first keep events, as a store that lost writes it acknowledged does;
+// with trimmed, a read after a position before keep finds it trimmed.
+type behind struct {
+	relay.Store
+	keep    int64
+	trimmed bool
+}
+
+func (s behind) Read(ctx context.Context, thread string, after int64) iter.Seq2[relay.Entry, error] {
+	return s.cut(s.Store.Read(ctx, thread, after), thread, after)
+}
+
+func (s behind) Follow(ctx context.Context, thread string, after int64) iter.Seq2[relay.Entry, error] {
+	return func(yield func(relay.Entry, error) bool) {
+		for e, err := range s.cut(s.Store.Read(ctx, thread, after), thread, after) {
+			if !yield(e, err) || err != nil {
+				return
+			}
+		}
+		<-ctx.Done()
+		yield(relay.Entry{}, ctx.Err())
+	}
+}
+
+func (s behind) cut(seq iter.Seq2[relay.Entry, error], thread string, after int64) iter.Seq2[relay.Entry, error] {
+	return func(yield func(relay.Entry, error) bool) {
+		if s.trimmed && after > 0 && after < s.keep {
+			yield(relay.Entry{}, &relay.RangeError{Thread: thread, After: after, Trimmed: true})
+			return
+		}
+		for e, err := range seq {
+			if err == nil && e.Pos > s.keep {
+				return
+			}
+			if !yield(e, err) {
+				return
+			}
+		}
+	}
+}
+
+// TestRelayStreamLost runs a thread whose store, once the run has ended,
+// holds fewer events than it acknowledged, or has trimmed the events after
+// the POST's last: the POST's stream ends with a RUN_ERROR of code
+// CodeStreamLost, where it used to wait for ever, or end cleanly with no
+// end of the run.
+func TestRelayStreamLost(t *testing.T) {
+	t.Parallel()
+	for _, trimmed := range []bool{false, true} {
+		t.Run(fmt.Sprint("trimmed=", trimmed), func(t *testing.T) {
+			t.Parallel()
+			a := newAgent(t, [][]byte{
+				[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`),
+				[]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"a":1}}`),
+				[]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"a":2}}`),
+				[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`),
+			})
+			_, base := newRelay(t, a, relay.Options{Store: behind{Store: relay.NewMemory(nil), keep: 2, trimmed: trimmed}})
+			_, err := runThread(t, base, "r")
+			var re *aguistate.RunError
+			require.ErrorAs(t, err, &re)
+			assert.Equal(t, relay.CodeStreamLost, re.Code)
+		})
+	}
 }

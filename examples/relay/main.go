@@ -6,7 +6,8 @@
 //
 // Usage:
 //
-//	go run ./examples/relay -agent URL [-listen 127.0.0.1:8080] [-store memory|redis://HOST:PORT|postgres://...] [-H 'Name: value']...
+//	go run ./examples/relay -agent URL [-listen 127.0.0.1:8080] [-store memory|redis://HOST:PORT|postgres://...]
+//	    [-H 'Name: value']... [-tokens FILE] [-cors-origin ORIGIN]... [-idle-timeout 5m] [-max-run 0]
 //
 // -agent is the agent's run endpoint. -listen is the address to serve on.
 // -store keeps the threads: "memory" (the default) in this process, a
@@ -20,17 +21,30 @@
 // a viewer may join on any of them. -H sets one header on every request to
 // the agent; it may repeat.
 //
+// Without -tokens the relay authenticates nobody: anyone who reaches it
+// reads, joins, runs and stops every thread. -tokens FILE names a file of
+// lines "TOKEN TENANT": every route then needs "Authorization: Bearer
+// TOKEN", the threads are the tenant's own (another tenant's are not found),
+// and the agent gets the tenant in X-Aguistate-Tenant. A browser page
+// POSTs /session with its token to get an HttpOnly cookie that lets its
+// EventSource join (docs/server.md, "The relay's edge"). -cors-origin
+// ORIGIN (repeatable) lets pages of that origin call the relay.
+// -idle-timeout ends a run whose agent sends nothing for that long,
+// -max-run one that goes on longer (0: no limit).
+//
 // Routes: POST /agent takes a RunAgentInput as the agent does, and streams
 // the run's events back, each with its position in the thread as its SSE
 // id; GET /threads/{threadId}/events joins a thread (optional
 // Last-Event-ID) and follows it until its run ends; GET /threads/{threadId}
-// returns {"state": ..., "messages": [...]}.
+// returns {"state": ..., "messages": [...]}; POST /threads/{threadId}/stop
+// stops its run; POST /session (with -tokens) sets the session cookie.
 //
 // Standard error gets one line when the relay listens, and the relay's
 // warnings. SIGINT or SIGTERM stops it: runs in progress end with a
 // RUN_ERROR (code AGUISTATE_RELAY_STOPPED). The exit status is 0 after a
 // signal, 1 when the store does not answer or the address cannot be
-// listened on, and 2 for bad usage.
+// listened on, and 2 for bad usage (a tokens file that cannot be read
+// included).
 package main
 
 import (
@@ -42,12 +56,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/aguistate/aguistate"
 	"github.com/aguistate/aguistate/examples/internal/cli"
 	"github.com/aguistate/aguistate/relay"
 	"github.com/aguistate/aguistate/relay/pgstore"
@@ -72,8 +88,14 @@ func run(ctx context.Context, args []string, stderr io.Writer, listening chan<- 
 	storeURL := flags.String("store", "memory", "where threads are kept: memory, redis://HOST:PORT or postgres://...")
 	header := cli.Header{}
 	flags.Var(header, "H", "a `header` 'Name: value' for every request to the agent; may repeat")
+	tokensFile := flags.String("tokens", "", "a `file` of lines 'TOKEN TENANT': every route needs 'Authorization: Bearer TOKEN'")
+	var origins origins
+	flags.Var(&origins, "cors-origin", "an `origin` whose pages may call the relay (CORS); may repeat")
+	idle := flags.Duration("idle-timeout", 5*time.Minute, "end a run whose agent sends nothing for this `long`")
+	maxRun := flags.Duration("max-run", 0, "end a run that goes on for longer than this (0: no limit)")
 	flags.Usage = func() {
-		fmt.Fprintln(stderr, "usage: relay -agent URL [-listen 127.0.0.1:8080] [-store memory|redis://HOST:PORT|postgres://...] [-H 'Name: value']...")
+		fmt.Fprintln(stderr, "usage: relay -agent URL [-listen 127.0.0.1:8080] [-store memory|redis://HOST:PORT|postgres://...] [-H 'Name: value']...\n"+
+			"             [-tokens FILE] [-cors-origin ORIGIN]... [-idle-timeout 5m] [-max-run 0]")
 		flags.PrintDefaults()
 	}
 	if err := flags.Parse(args); err == flag.ErrHelp {
@@ -84,6 +106,14 @@ func run(ctx context.Context, args []string, stderr io.Writer, listening chan<- 
 	if *agent == "" || flags.NArg() > 0 {
 		flags.Usage()
 		return 2
+	}
+	var auth *tokens
+	if *tokensFile != "" {
+		var err error
+		if auth, err = loadTokens(*tokensFile); err != nil {
+			fmt.Fprintln(stderr, "error: -tokens:", err)
+			return 2
+		}
 	}
 
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
@@ -98,13 +128,27 @@ func run(ctx context.Context, args []string, stderr io.Writer, listening chan<- 
 	}
 	defer closeStore()
 
-	r := relay.New(*agent, &relay.Options{Store: store, Header: http.Header(header), Logger: logger})
+	o := &relay.Options{Store: store, Logger: logger, AllowOrigins: origins, IdleTimeout: *idle, MaxRun: *maxRun}
+	if *idle <= 0 {
+		o.IdleTimeout = -1
+	}
+	if auth != nil {
+		o.Authorize = auth.authorize
+	}
+	r := relay.New(&aguistate.Agent{URL: *agent, Header: http.Header(header)}, o)
+	var h http.Handler = r
+	if auth != nil {
+		mux := http.NewServeMux()
+		mux.Handle("POST /session", auth.serveSession(origins))
+		mux.Handle("/", r) // and the preflights of POST /session
+		h = mux
+	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		fmt.Fprintln(stderr, "error:", err)
 		return 1
 	}
-	srv := &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second}
+	srv := newServer(h)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(stderr, "relay: http://%s in front of %s, threads in %s\n", ln.Addr(), *agent, where)
@@ -123,6 +167,33 @@ func run(ctx context.Context, args []string, stderr io.Writer, listening chan<- 
 	defer cancel()
 	_ = srv.Shutdown(shutdown)
 	return 0
+}
+
+// newServer returns the server of the relay's handler h, with timeouts:
+// the request's header must come within 10 s, and an idle connection is
+// closed after 2 minutes. The relay bounds the time of a run input's body
+// itself (relay.Options.InputTimeout): a server's ReadTimeout would also
+// cut the event streams, which last.
+func newServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+}
+
+// origins is a flag.Value for the repeatable -cors-origin flag.
+type origins []string
+
+func (o *origins) String() string { return strings.Join(*o, " ") }
+
+// Set adds an origin: scheme://host[:port], with no path, or "*".
+func (o *origins) Set(s string) error {
+	if s != "*" {
+		u, err := url.Parse(s)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+			return fmt.Errorf("%q is not an origin such as https://app.example.com", s)
+		}
+		s = u.Scheme + "://" + u.Host
+	}
+	*o = append(*o, s)
+	return nil
 }
 
 // errUsage reports a -store value that names no store.

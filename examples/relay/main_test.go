@@ -24,6 +24,8 @@ import (
 	"github.com/aguistate/aguistate"
 	"github.com/aguistate/aguistate/internal/agenttest"
 	"github.com/aguistate/aguistate/relay"
+	"github.com/aguistate/aguistate/relay/pgstore"
+	"github.com/aguistate/aguistate/relay/redisstore"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
@@ -93,26 +95,47 @@ func script(input []byte) [][]byte {
 }
 
 // newThread returns a thread id no earlier test used, and removes the
-// thread from the machine's stores when t ends.
-func newThread(t *testing.T) string {
+// thread of each tenant (and of tenant "") from the machine's stores when t
+// ends.
+func newThread(t *testing.T, tenants ...string) string {
 	id := fmt.Sprintf("example-%d", time.Now().UnixNano())
 	t.Cleanup(func() {
 		ctx := context.Background()
+		var stores []relay.Store
 		if redisURL(t) != "" {
 			rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
 			defer rdb.Close()
-			rdb.Del(ctx, "aguistate:{"+id+"}:log", "aguistate:{"+id+"}:cp", "aguistate:{"+id+"}:lease")
+			stores = append(stores, redisstore.New(rdb, nil))
 		}
 		if url := pgURL(t); url != "" {
 			if pool, err := pgxpool.New(ctx, url); err == nil {
 				defer pool.Close()
-				for _, table := range []string{"aguistate_events", "aguistate_checkpoints", "aguistate_leases"} {
-					_, _ = pool.Exec(ctx, "DELETE FROM "+table+" WHERE thread = $1", id)
+				if s, err := pgstore.New(pool, nil); err == nil {
+					defer s.Close()
+					stores = append(stores, s)
 				}
+			}
+		}
+		for _, s := range stores {
+			for _, tenant := range append(tenants, "") {
+				_ = s.Tenant(tenant).Delete(ctx, id)
 			}
 		}
 	})
 	return id
+}
+
+// stores returns the -store values of the stores this machine has:
+// memory, and Redis and PostgreSQL when they answer.
+func stores(t *testing.T) []string {
+	stores := []string{"memory"}
+	if redisURL(t) != "" {
+		stores = append(stores, redisURL(t))
+	}
+	if pgURL(t) != "" {
+		stores = append(stores, pgURL(t))
+	}
+	return stores
 }
 
 // runThread runs thread id through the relay at base and returns the
@@ -149,14 +172,7 @@ func threadJSON(t *testing.T, c *aguistate.Consumer) string {
 // hold the same thread; a second relay on a shared store serves it too.
 func TestRelay(t *testing.T) {
 	agent := agenttest.NewScript(t, script)
-	stores := []string{"memory"}
-	if redisURL(t) != "" {
-		stores = append(stores, redisURL(t))
-	}
-	if pgURL(t) != "" {
-		stores = append(stores, pgURL(t))
-	}
-	for _, store := range stores {
+	for _, store := range stores(t) {
 		t.Run(strings.SplitN(store, ":", 2)[0], func(t *testing.T) {
 			id := newThread(t)
 			base := start(t, "-agent", agent.URL, "-store", store)
@@ -208,6 +224,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"-agent", "http://127.0.0.1:1", "-store", "redis://127.0.0.1:1"}, 1, "error: aguistate: the store does not answer"},
 		{[]string{"-agent", "http://127.0.0.1:1", "-store", "redis://127.0.0.1:1?poolsize=3"}, 2, "unexpected option: poolsize"},
 		{[]string{"-agent", "http://127.0.0.1:1", "-listen", "256.0.0.1:1"}, 1, "error:"},
+		{[]string{"-agent", "http://127.0.0.1:1", "-tokens", "/nonexistent/tokens"}, 2, "error: -tokens:"},
+		{[]string{"-agent", "http://127.0.0.1:1", "-cors-origin", "https://app.example.com/path"}, 2, "is not an origin"},
 	} {
 		var stderr bytes.Buffer
 		assert.Equal(t, tt.status, run(context.Background(), tt.args, &stderr, nil), "%v", tt.args)

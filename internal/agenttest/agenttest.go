@@ -18,11 +18,13 @@ type Agent struct {
 	*httptest.Server
 	script func(input []byte) [][]byte
 
-	mu     sync.Mutex
-	inputs [][]byte
-	hold   chan struct{}
-	holdAt int
-	pace   time.Duration
+	mu      sync.Mutex
+	inputs  [][]byte
+	headers []http.Header
+	gone    int // runs whose request ended before their answer did
+	hold    chan struct{}
+	holdAt  int
+	pace    time.Duration
 }
 
 // New starts an Agent whose runs stream events, and stops it when tb ends.
@@ -43,6 +45,7 @@ func (a *Agent) serve(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
 	a.mu.Lock()
 	a.inputs = append(a.inputs, body)
+	a.headers = append(a.headers, req.Header.Clone())
 	hold, holdAt, pace := a.hold, a.holdAt, a.pace
 	a.mu.Unlock()
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -53,6 +56,9 @@ func (a *Agent) serve(w http.ResponseWriter, req *http.Request) {
 			select {
 			case <-hold:
 			case <-req.Context().Done():
+				a.mu.Lock()
+				a.gone++
+				a.mu.Unlock()
 				return
 			}
 		}
@@ -93,4 +99,19 @@ func (a *Agent) Inputs() [][]byte {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([][]byte(nil), a.inputs...)
+}
+
+// Header returns the header of the run request at index i (from 0).
+func (a *Agent) Header(i int) http.Header {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.headers[i]
+}
+
+// Gone returns how many runs ended, while they waited (see Hold), because
+// their request did: the client cancelled it or went away.
+func (a *Agent) Gone() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.gone
 }

@@ -40,7 +40,7 @@ func harness(tb testing.TB) storetest.Harness {
 	}
 	cfg, err := pgx.ParseConfig(serverURL)
 	require.NoError(tb, err)
-	return storetest.Harness{Open: open, Addr: net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), Expiring: expiring}
+	return storetest.Harness{Open: open, Addr: net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), Expiring: expiring, Size: size}
 }
 
 // newPool returns a pool on the database at serverURL, reached at addr
@@ -100,6 +100,29 @@ func BenchmarkStore(b *testing.B) { storetest.Bench(b, harness(b)) }
 func BenchmarkRelay(b *testing.B) { storetest.BenchRelay(b, harness(b)) }
 
 func BenchmarkLoad(b *testing.B) { storetest.BenchLoad(b, harness(b)) }
+
+func BenchmarkChurn(b *testing.B) { storetest.BenchChurn(b, harness(b)) }
+
+// size returns the rows of each table of schema ns, and its size on disk
+// with its indexes and TOAST (pg_total_relation_size), in MiB, once a
+// VACUUM has made the space of deleted rows free for new ones, as
+// autovacuum does (the server of the tests runs without it).
+func size(tb testing.TB, ns string) map[string]float64 {
+	pool := newPool(tb, "")
+	ctx := context.Background()
+	out := make(map[string]float64)
+	for _, table := range []string{"events", "checkpoints", "threads"} {
+		name := pgx.Identifier{ns, "aguistate_" + table}.Sanitize()
+		_, err := pool.Exec(ctx, "VACUUM "+name)
+		require.NoError(tb, err)
+		var rows, bytes int64
+		err = pool.QueryRow(ctx, "SELECT (SELECT count(*) FROM "+name+"), pg_total_relation_size($1)", name).Scan(&rows, &bytes)
+		require.NoError(tb, err)
+		out[table+"-rows"] = float64(rows)
+		out[table+"-MiB"] = float64(bytes) / (1 << 20)
+	}
+	return out
+}
 
 // readAll returns the entries of thread's log in s, and the error that
 // ended the read.

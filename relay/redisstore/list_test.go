@@ -37,7 +37,8 @@ func server(tb testing.TB, prefix string) *redis.Client {
 }
 
 // TestListingCleaned lets many threads expire unlisted: appends to another
-// thread clean their entries from the tenant's listing.
+// thread clean their entries from the tenant's listing, and the listing of
+// a tenant that nobody writes expires with its threads.
 func TestListingCleaned(t *testing.T) {
 	prefix := fmt.Sprintf("aguistate_test_clean_%d:", time.Now().UnixNano())
 	rdb := server(t, prefix)
@@ -58,6 +59,15 @@ func TestListingCleaned(t *testing.T) {
 	keys, err := rdb.Keys(ctx, prefix+"*").Result()
 	require.NoError(t, err)
 	assert.Len(t, keys, 2+1, "the listing's keys and the busy thread's log: %v", keys)
+
+	// A tenant that nobody writes keeps no listing once its threads expire.
+	other := s.Tenant("idle").(*Store)
+	for i := range 20 {
+		require.NoError(t, other.Append(ctx, fmt.Sprint(i), 1, []byte(`{}`)))
+	}
+	require.Equal(t, int64(20), rdb.ZCard(ctx, other.indexKeys()[0]).Val())
+	time.Sleep(1500 * time.Millisecond) // the TTL and a second
+	assert.Zero(t, rdb.Exists(ctx, other.indexKeys()...).Val(), "the idle tenant's listing is gone")
 }
 
 // TestScriptsFlushed flushes the server's scripts between calls: each call

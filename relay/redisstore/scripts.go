@@ -115,9 +115,10 @@ return 1
 // returns them: KEYS[1] its threads scored by their last append (in
 // microseconds), KEYS[2] the time (in milliseconds) at which their keys
 // expire, when the store has a TTL. extend moves thread id's expiry to
-// keep milliseconds from now, unless it is later; clean removes from both
-// up to 16 threads whose keys have expired, a second late for the clocks
-// of a cluster.
+// keep milliseconds from now, unless it is later, and makes both keys
+// expire a second after the last of their threads: a tenant's listing
+// goes once its threads have. clean removes from both up to 16 threads
+// whose keys have expired, a second late for the clocks of a cluster.
 const expiry = `
 local function clock()
   local t = redis.call('TIME')
@@ -128,6 +129,9 @@ local function extend(id, keep, now)
   local at = math.floor(now / 1000) + keep
   local held = redis.call('ZSCORE', KEYS[2], id)
   if not held or tonumber(held) < at then redis.call('ZADD', KEYS[2], string.format('%.0f', at), id) end
+  for _, k in ipairs(KEYS) do
+    if redis.call('PTTL', k) < keep + 1000 then redis.call('PEXPIRE', k, keep + 1000) end
+  end
 end
 local function clean(now)
   local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', string.format('%.0f', math.floor(now / 1000) - 1000), 'LIMIT', 0, 16)

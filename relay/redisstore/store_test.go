@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -35,7 +37,35 @@ func harness(tb testing.TB) storetest.Harness {
 		}
 		tb.Skipf("Redis does not answer at %s (start it to run these tests): %v", serverAddr, err)
 	}
-	return storetest.Harness{Open: open, Addr: serverAddr, Expiring: expiring}
+	return storetest.Harness{Open: open, Addr: serverAddr, Expiring: expiring, Size: size}
+}
+
+// size returns the keys of the namespace ns and the entries of its
+// listings, and the server's keys and memory (INFO memory's used_memory),
+// which other clients share.
+func size(tb testing.TB, ns string) map[string]float64 {
+	rdb := redis.NewClient(&redis.Options{Addr: serverAddr})
+	defer rdb.Close()
+	ctx := context.Background()
+	keys, listed := 0, int64(0)
+	for it := rdb.Scan(ctx, 0, ns+":*", 10000).Iterator(); it.Next(ctx); {
+		keys++
+		if strings.HasPrefix(it.Val(), ns+":~index") {
+			listed += rdb.ZCard(ctx, it.Val()).Val()
+		}
+	}
+	dbsize, err := rdb.DBSize(ctx).Result()
+	require.NoError(tb, err)
+	info, err := rdb.Info(ctx, "memory").Result()
+	require.NoError(tb, err)
+	var used float64
+	for line := range strings.Lines(info) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok {
+			used, err = strconv.ParseFloat(v, 64)
+			require.NoError(tb, err)
+		}
+	}
+	return map[string]float64{"ns-keys": float64(keys), "listing": float64(listed), "dbsize": float64(dbsize), "used-MiB": used / (1 << 20)}
 }
 
 // open returns a Store with key prefix ns+":" on the server at addr, and
@@ -175,3 +205,5 @@ func BenchmarkLoadPool(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkChurn(b *testing.B) { storetest.BenchChurn(b, harness(b)) }

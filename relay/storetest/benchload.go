@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/aguistate/aguistate"
 	"io"
 	"log/slog"
 	"net/http"
@@ -60,7 +61,7 @@ func benchLoad(b *testing.B, h Harness, runs, concurrent, pieces int, length tim
 		agent.Pace(length / time.Duration(n-1))
 	}
 	warnings := &warnCount{}
-	r := relay.New(agent.URL, &relay.Options{Store: s, Logger: slog.New(warnings)})
+	r := relay.New(&aguistate.Agent{URL: agent.URL}, &relay.Options{Store: s, Logger: slog.New(warnings)})
 	srv := httptest.NewServer(r)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: concurrent}}
 	b.Cleanup(func() {

@@ -95,8 +95,14 @@ func newRelayServer(tb testing.TB, agent string, store relay.Store, whole ...boo
 	if len(whole) > 0 && whole[0] {
 		every, keep = 1000, 1000
 	}
-	r := relay.New(agent, &relay.Options{Store: store, LeaseTTL: 500 * time.Millisecond, Retry: 10 * time.Millisecond,
+	return startRelay(tb, agent, relay.Options{Store: store, LeaseTTL: 500 * time.Millisecond, Retry: 10 * time.Millisecond,
 		CheckpointEvery: every, KeepEvents: keep})
+}
+
+// startRelay starts a relay in front of agent with o, and stops it when tb
+// ends.
+func startRelay(tb testing.TB, agent string, o relay.Options) *relayServer {
+	r := relay.New(&aguistate.Agent{URL: agent}, &o)
 	s := &relayServer{Relay: r, srv: httptest.NewServer(r)}
 	tb.Cleanup(func() {
 		s.srv.CloseClientConnections()

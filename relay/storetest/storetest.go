@@ -50,6 +50,11 @@ type Harness struct {
 	// threads expire after ttl (its TTL option), with whatever removes
 	// them running often. Nil skips the tests of expiry.
 	Expiring func(tb testing.TB, ns string, ttl time.Duration) relay.Store
+
+	// Size returns measures of what the store holds for the namespace ns
+	// (or, where it cannot tell, in all), by name: for [BenchChurn]. Nil
+	// skips it.
+	Size func(tb testing.TB, ns string) map[string]float64
 }
 
 // Store runs the store contract's tests on stores that h opens, each in
@@ -118,6 +123,10 @@ var relayTests = []test{
 	{"StoreDown", testRelayStoreDown},
 	{"Trim", testRelayTrim},
 	{"Wrapped", testRelayWrapped},
+	{"RunRace", testRelayRunRace},
+	{"Idle", testRelayIdle},
+	{"Tenants", testRelayTenants},
+	{"Stop", testRelayStop},
 }
 
 // namespace returns a new namespace name, unique across processes.

@@ -1,0 +1,71 @@
+// Tests of CORS: preflights, the answers an allowed origin may read, and the origins refused.
+
+package relay_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/aguistate/aguistate/relay"
+	"github.com/stretchr/testify/assert"
+)
+
+// TestRelayCORS sends what a browser sends for a page of another origin:
+// a preflight for POST /agent with Authorization and Content-Type, and for
+// a GET with Last-Event-ID; then the requests. An allowed origin may read
+// the answers (with credentials); another gets no
+// Access-Control-Allow-Origin; "*" allows any origin without credentials.
+func TestRelayCORS(t *testing.T) {
+	t.Parallel()
+	a := newAgent(t, [][]byte{
+		[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`),
+		[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`),
+	})
+	_, base := newRelay(t, a, relay.Options{AllowOrigins: []string{"http://app.example", "null"}})
+	_, open := newRelay(t, a, relay.Options{AllowOrigins: []string{"*"}})
+	input := []byte(`{"threadId":"t","runId":"r","messages":[]}`)
+
+	preflight := func(base, origin, method, headers string) (int, http.Header) {
+		status, h, _ := send(t, http.MethodOptions, base+"/agent", "", nil,
+			"Origin", origin, "Access-Control-Request-Method", method, "Access-Control-Request-Headers", headers)
+		return status, h
+	}
+	status, h := preflight(base, "http://app.example", "POST", "authorization,content-type")
+	assert.Equal(t, http.StatusNoContent, status, "the preflight of a POST is answered (it was 405)")
+	assert.Equal(t, "http://app.example", h.Get("Access-Control-Allow-Origin"))
+	assert.Equal(t, "true", h.Get("Access-Control-Allow-Credentials"))
+	assert.Contains(t, h.Get("Access-Control-Allow-Methods"), "POST")
+	assert.Contains(t, h.Get("Access-Control-Allow-Headers"), "Authorization")
+	assert.Contains(t, h.Get("Access-Control-Allow-Headers"), "Content-Type")
+	assert.Contains(t, h.Get("Access-Control-Allow-Headers"), "Last-Event-ID")
+	assert.Contains(t, h.Values("Vary"), "Origin")
+
+	status, h = preflight(base, "http://evil.example", "POST", "authorization")
+	assert.Equal(t, http.StatusForbidden, status)
+	assert.Empty(t, h.Get("Access-Control-Allow-Origin"))
+	status, h = preflight(base, "null", "POST", "authorization")
+	assert.Equal(t, http.StatusForbidden, status, "the opaque origin null is never allowed")
+	assert.Empty(t, h.Get("Access-Control-Allow-Origin"))
+
+	status, h, _ = send(t, http.MethodPost, base+"/agent", "", input, "Origin", "http://app.example", "Content-Type", "application/json")
+	assert.Equal(t, http.StatusOK, status)
+	assert.Equal(t, "http://app.example", h.Get("Access-Control-Allow-Origin"))
+	assert.Contains(t, h.Get("Access-Control-Expose-Headers"), "X-Request-Id")
+	for _, path := range []string{"/threads/t", "/threads/t/events"} {
+		status, h, _ = send(t, http.MethodGet, base+path, "", nil, "Origin", "http://app.example", "Last-Event-ID", "1")
+		assert.Equal(t, http.StatusOK, status, path)
+		assert.Equal(t, "http://app.example", h.Get("Access-Control-Allow-Origin"), "%s: an EventSource of the page reads it", path)
+		status, h, _ = send(t, http.MethodGet, base+path, "", nil, "Origin", "http://evil.example")
+		assert.Equal(t, http.StatusOK, status, "%s: served, but the browser keeps it from the page", path)
+		assert.Empty(t, h.Get("Access-Control-Allow-Origin"), path)
+	}
+
+	status, h = preflight(open, "http://any.example", "POST", "content-type")
+	assert.Equal(t, http.StatusNoContent, status)
+	assert.Equal(t, "*", h.Get("Access-Control-Allow-Origin"))
+	assert.Empty(t, h.Get("Access-Control-Allow-Credentials"), `"*" allows no credentials`)
+
+	_, plain := newRelay(t, a, relay.Options{})
+	_, h, _ = send(t, http.MethodGet, plain+"/threads/t", "", nil, "Origin", "http://app.example")
+	assert.Empty(t, h.Get("Access-Control-Allow-Origin"), "no origin is allowed by default")
+}

@@ -1,0 +1,210 @@
+// Tests of POST /agent: the new-run rule, a resume that reaches the agent, and a run input
+// checked before the agent is called.
+
+package relay_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aguistate/aguistate"
+	"github.com/aguistate/aguistate/internal/agenttest"
+	"github.com/aguistate/aguistate/relay"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// interrupting is the script of an agent that keys a paused run by its
+// run id, as the official AG-UI Go example server does: a run without
+// resume entries proposes a tool call and ends with an interrupt; a run
+// with resume entries and the paused run's id goes on and finishes; a
+// resume of any other run fails.
+func interrupting(input []byte) [][]byte {
+	var in struct {
+		ThreadID, RunID string
+		Resume          []json.RawMessage
+	}
+	_ = json.Unmarshal(input, &in)
+	ids := fmt.Sprintf(`"threadId":%q,"runId":%q`, in.ThreadID, in.RunID)
+	switch {
+	case len(in.Resume) == 0:
+		return [][]byte{
+			[]byte(`{"type":"RUN_STARTED",` + ids + `}`),
+			[]byte(`{"type":"TOOL_CALL_START","toolCallId":"call1","toolCallName":"file_read"}`),
+			[]byte(`{"type":"TOOL_CALL_END","toolCallId":"call1"}`),
+			[]byte(`{"type":"RUN_FINISHED",` + ids + `,"outcome":{"type":"interrupt","interrupts":[{"id":"call1","reason":"tool_call"}]}}`),
+		}
+	case in.RunID == "r1":
+		return [][]byte{
+			[]byte(`{"type":"RUN_STARTED",` + ids + `}`),
+			[]byte(`{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}`),
+			[]byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"read complete"}`),
+			[]byte(`{"type":"TEXT_MESSAGE_END","messageId":"m1"}`),
+			[]byte(`{"type":"RUN_FINISHED",` + ids + `,"outcome":{"type":"success"}}`),
+		}
+	}
+	return [][]byte{
+		[]byte(`{"type":"RUN_STARTED",` + ids + `}`),
+		[]byte(`{"type":"RUN_ERROR","message":"cannot resume: no paused run found for this thread/run"}`),
+	}
+}
+
+// resumeThroughRelay runs an interrupt and its resume through the relay at
+// agentURL (its /agent route), as a Go client does: the resume reuses the
+// interrupted run's id. It returns the client's results.
+func resumeThroughRelay(t *testing.T, agentURL, runID string) (first, second aguistate.RunResult, c *aguistate.Consumer) {
+	agent := &aguistate.Agent{URL: agentURL, Reconnects: 3}
+	c = aguistate.New(nil)
+	require.NoError(t, c.StartRun(aguistate.RunAgentInput{ThreadID: "t-" + runID}))
+	require.NoError(t, c.AddMessages(aguistate.UserMessage("read x").WithID("u1")))
+	first, err := c.RunAgent(testContext(t), agent, &aguistate.RunOptions{RunID: runID})
+	require.NoError(t, err)
+	require.Equal(t, "interrupt", first.Outcome)
+	require.Len(t, first.Interrupts, 1)
+	resume, err := c.Resume(func(aguistate.Value) (any, bool) { return map[string]bool{"approved": true}, true })
+	require.NoError(t, err)
+	second, err = c.RunAgent(testContext(t), agent, &aguistate.RunOptions{RunID: runID, Resume: resume})
+	require.NoError(t, err)
+	return first, second, c
+}
+
+// TestRelayResume resumes an interrupt with the interrupted run's id, as
+// the official AG-UI Go example server needs: the resume reaches the agent
+// and works as it does direct, where it used to be served from the log
+// (the interrupted run again).
+func TestRelayResume(t *testing.T) {
+	t.Parallel()
+	a := agenttest.NewScript(t, interrupting)
+	store := relay.NewMemory(nil)
+	_, base := newRelay(t, a, relay.Options{Store: store})
+	_, second, c := resumeThroughRelay(t, base+"/agent", "r1")
+	assert.Equal(t, "success", second.Outcome)
+	assert.Len(t, a.Inputs(), 2, "the resume reached the agent")
+	assert.Contains(t, string(a.Inputs()[1]), `"resume":[`)
+	text, _ := c.Message("m1")
+	assert.Equal(t, "read complete", text.Text())
+	assert.Equal(t, []string{"RUN_STARTED", "TOOL_CALL_START", "TOOL_CALL_END", "RUN_FINISHED",
+		"RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_FINISHED"}, logTypes(t, store, "t-r1"))
+}
+
+// TestRelayNewRunRule sends POSTs after a run of thread t (runId r1, user
+// message u1): only one that can be nothing but a reconnect of r1 is
+// served from the log; any other reaches the agent.
+func TestRelayNewRunRule(t *testing.T) {
+	t.Parallel()
+	const u1 = `{"id":"u1","role":"user","content":"hi"}`
+	const u2 = `{"id":"u2","role":"user","content":"again"}`
+	tests := []struct {
+		name, reason string
+		input        string
+		header       []string
+		reconnect    bool
+	}{
+		{"reconnect", "the last run's id and a Last-Event-ID", `{"threadId":"t","runId":"r1","messages":[` + u1 + `]}`,
+			[]string{"Last-Event-ID", "1"}, true},
+		{"retry", "the last run's id, and only messages the thread holds", `{"threadId":"t","runId":"r1","messages":[` + u1 + `]}`,
+			nil, true},
+		{"reconnect before an event", "an empty Last-Event-ID, as RunAgent sends when no event came", `{"threadId":"t","runId":"r1","messages":[` + u1 + `,` + u2 + `]}`,
+			[]string{"Last-Event-ID", ""}, true},
+		{"new run id", "a stale Last-Event-ID does not make a new run a reconnect", `{"threadId":"t","runId":"r2","messages":[` + u1 + `,` + u2 + `]}`,
+			[]string{"Last-Event-ID", "1"}, false},
+		{"new message", "the last run's id with a message the thread does not hold", `{"threadId":"t","runId":"r1","messages":[` + u1 + `,` + u2 + `]}`,
+			nil, false},
+		{"resume", "resume entries", `{"threadId":"t","runId":"r1","messages":[` + u1 + `],"resume":[{"interruptId":"i","status":"cancelled"}]}`,
+			nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a := agenttest.NewScript(t, func(input []byte) [][]byte {
+				var in struct{ RunID string }
+				_ = json.Unmarshal(input, &in)
+				return [][]byte{
+					[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"` + in.RunID + `"}`),
+					[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"` + in.RunID + `"}`),
+				}
+			})
+			store := relay.NewMemory(nil)
+			_, base := newRelay(t, a, relay.Options{Store: store})
+			status, _ := post(t, base, []byte(`{"threadId":"t","runId":"r1","messages":[`+u1+`]}`))
+			require.Equal(t, http.StatusOK, status)
+
+			status, _, body := send(t, http.MethodPost, base+"/agent", "", []byte(tt.input), tt.header...)
+			require.Equal(t, http.StatusOK, status, body)
+			if tt.reconnect {
+				assert.Len(t, a.Inputs(), 1, "%s: served from the log", tt.reason)
+				assert.Len(t, logTypes(t, store, "t"), 2)
+				return
+			}
+			assert.Len(t, a.Inputs(), 2, "%s: a new run", tt.reason)
+			assert.Len(t, logTypes(t, store, "t"), 4)
+			if strings.Contains(tt.input, "u2") {
+				code, thread := getThread(t, base, "t")
+				require.Equal(t, http.StatusOK, code)
+				assert.Contains(t, thread, `"u2"`, "%s: the new message is recorded", tt.reason)
+			}
+		})
+	}
+}
+
+// TestRelayRecordChecked POSTs run inputs whose record the thread would
+// refuse: the client gets 413 with the limit named, and the agent is never
+// called (it used to run, and the relay then refused its own record).
+func TestRelayRecordChecked(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 2048)
+	tests := []struct {
+		name, input, limit string
+	}{
+		{"state", `{"threadId":"t","runId":"r","messages":[],"state":{"big":"` + big + `"}}`, "its STATE_SNAPSHOT: limit exceeded: the event is"},
+		{"message", `{"threadId":"t","runId":"r","messages":[{"id":"u1","role":"user","content":"` + big + `"}]}`, "its RUN_STARTED: limit exceeded: the event is"},
+		{"deep state", `{"threadId":"t","runId":"r","messages":[],"state":` + strings.Repeat("[", 20) + strings.Repeat("]", 20) + `}`, "nest"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a := newAgent(t, [][]byte{[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`)})
+			store := relay.NewMemory(nil)
+			_, base := newRelay(t, a, relay.Options{Store: store, Consumer: &aguistate.Options{MaxEventSize: 1024, MaxDepth: 10}})
+			status, _, body := send(t, http.MethodPost, base+"/agent", "", []byte(tt.input))
+			assert.Equal(t, http.StatusRequestEntityTooLarge, status)
+			assert.Contains(t, body, "the run input cannot be recorded")
+			assert.Contains(t, body, tt.limit)
+			assert.Empty(t, a.Inputs(), "the agent is not called")
+			assert.Empty(t, logTypes(t, store, "t"))
+		})
+	}
+}
+
+// TestRelayResumeGoExample runs an interrupt and its resume through the
+// relay in front of the official AG-UI Go example server, and direct: they
+// end alike, the resume reaching the server, which keys the paused run by
+// its run id. Set AGUISTATE_GOEX_AGENT to the URL of the server's /agentic
+// route, served with a scripted model (docs/server.md, "The relay's edge",
+// says how); without it the test skips.
+func TestRelayResumeGoExample(t *testing.T) {
+	agentURL := os.Getenv("AGUISTATE_GOEX_AGENT")
+	if agentURL == "" {
+		t.Skip("AGUISTATE_GOEX_AGENT is not set: no official Go example server to run against")
+	}
+	base := serve(t, relay.New(&aguistate.Agent{URL: agentURL}, nil))
+	run := fmt.Sprintf("r-%d", time.Now().UnixNano())
+	_, viaRelay, c := resumeThroughRelay(t, base+"/agent", run+"-relay")
+	_, direct, d := resumeThroughRelay(t, agentURL, run+"-direct")
+	assert.Equal(t, "success", direct.Outcome)
+	assert.Equal(t, direct.Outcome, viaRelay.Outcome, "the resume reached the server through the relay")
+	texts := func(c *aguistate.Consumer) []string {
+		var out []string
+		for _, m := range c.Messages() {
+			out = append(out, m.Role()+": "+m.Text())
+		}
+		return out
+	}
+	assert.Equal(t, texts(d), texts(c), "the thread through the relay is the thread direct")
+	assert.Equal(t, d.State().String(), c.State().String())
+}

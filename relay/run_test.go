@@ -1,0 +1,147 @@
+// Tests of runs that must end (an agent that hangs, a run too long) and of the request to the
+// agent (its headers and redirects).
+
+package relay_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aguistate/aguistate"
+	"github.com/aguistate/aguistate/relay"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// runThread runs thread t through the relay at base, for at most 10 s, and
+// returns the error of RunAgent.
+func runThread(t *testing.T, base, runID string) (aguistate.RunResult, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := aguistate.New(nil)
+	require.NoError(t, c.StartRun(aguistate.RunAgentInput{ThreadID: "t"}))
+	return c.RunAgent(ctx, &aguistate.Agent{URL: base + "/agent"}, &aguistate.RunOptions{RunID: runID})
+}
+
+// TestRelayRunsEnd runs agents that never end their run: one that sends
+// RUN_STARTED and then nothing ends after IdleTimeout, one that sends
+// keep-alive comments for ever ends after MaxRun, each with a RUN_ERROR
+// whose code says which; the thread then takes a new run. An agent that
+// never answers gets its POST a 504.
+func TestRelayRunsEnd(t *testing.T) {
+	t.Parallel()
+	start := `{"type":"RUN_STARTED","threadId":"t","runId":"r1"}`
+	tests := []struct {
+		name, reason string
+		opts         relay.Options
+		agent        func(w http.ResponseWriter, req *http.Request)
+		code         string // the RUN_ERROR's code, or ""
+		status       int    // the POST's status when the run does not start
+	}{
+		{name: "idle", reason: "an agent that hangs after RUN_STARTED",
+			opts: relay.Options{IdleTimeout: 200 * time.Millisecond},
+			agent: func(w http.ResponseWriter, req *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				fmt.Fprintf(w, "data: %s\n\n", start)
+				w.(http.Flusher).Flush()
+				<-req.Context().Done()
+			},
+			code: relay.CodeIdleTimeout},
+		{name: "max run", reason: "an agent that sends keep-alives for ever",
+			opts: relay.Options{MaxRun: 300 * time.Millisecond, IdleTimeout: time.Minute},
+			agent: func(w http.ResponseWriter, req *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				fmt.Fprintf(w, "data: %s\n\n", start)
+				for {
+					w.(http.Flusher).Flush()
+					select {
+					case <-req.Context().Done():
+						return
+					case <-time.After(20 * time.Millisecond):
+						fmt.Fprint(w, ": keep-alive\n\n")
+					}
+				}
+			},
+			code: relay.CodeRunTimeout},
+		{name: "no answer", reason: "an agent that never answers",
+			opts: relay.Options{IdleTimeout: 200 * time.Millisecond},
+			agent: func(w http.ResponseWriter, req *http.Request) {
+				_, _ = io.Copy(io.Discard, req.Body) // then net/http sees the relay go
+				<-req.Context().Done()
+			},
+			status: http.StatusGatewayTimeout},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var calls atomic.Int32
+			agent := serveFunc(t, func(w http.ResponseWriter, req *http.Request) {
+				if calls.Add(1) == 1 {
+					tt.agent(w, req)
+					return
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r2\"}\n\n"+
+					"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r2\"}\n\n")
+			})
+			store := relay.NewMemory(nil)
+			o := tt.opts
+			o.Store = store
+			r := relay.New(&aguistate.Agent{URL: agent}, &o)
+			base := serve(t, r)
+
+			_, err := runThread(t, base, "r1")
+			if tt.status != 0 {
+				var he *aguistate.HTTPError
+				require.ErrorAs(t, err, &he, tt.reason)
+				assert.Equal(t, tt.status, he.StatusCode, tt.reason)
+				assert.Empty(t, logTypes(t, store, "t"), "nothing is recorded")
+			} else {
+				var re *aguistate.RunError
+				require.ErrorAs(t, err, &re, tt.reason)
+				assert.Equal(t, tt.code, re.Code, tt.reason)
+				assert.Equal(t, []string{"RUN_STARTED", "RUN_ERROR"}, logTypes(t, store, "t"))
+			}
+			res, err := runThread(t, base, "r2")
+			require.NoError(t, err, "%s: the thread is free again", tt.reason)
+			assert.Equal(t, "success", res.Outcome)
+		})
+	}
+}
+
+// TestRelayRedirect runs a thread against an agent that redirects its run
+// to another origin: the relay does not follow it (the other origin gets
+// neither the run input nor the headers) and answers 502; with
+// FollowCrossOrigin set on its Agent it does.
+func TestRelayRedirect(t *testing.T) {
+	t.Parallel()
+	var otherHits atomic.Int32
+	other := serveFunc(t, func(w http.ResponseWriter, req *http.Request) {
+		otherHits.Add(1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"+
+			"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n")
+	})
+	origin := serveFunc(t, func(w http.ResponseWriter, req *http.Request) {
+		http.Redirect(w, req, other+"/run", http.StatusTemporaryRedirect)
+	})
+	for _, follow := range []bool{false, true} {
+		r := relay.New(&aguistate.Agent{URL: origin, Header: http.Header{"Authorization": {"Bearer key"}}, FollowCrossOrigin: follow}, nil)
+		base := serve(t, r)
+		_, err := runThread(t, base, "r")
+		if !follow {
+			var he *aguistate.HTTPError
+			require.ErrorAs(t, err, &he)
+			assert.Equal(t, http.StatusBadGateway, he.StatusCode)
+			assert.Equal(t, int32(0), otherHits.Load(), "the other origin got nothing")
+			continue
+		}
+		require.NoError(t, err)
+		assert.Equal(t, int32(1), otherHits.Load())
+	}
+}
