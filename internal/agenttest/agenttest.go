@@ -22,8 +22,7 @@ type Agent struct {
 	inputs  [][]byte
 	headers []http.Header
 	gone    int // runs whose request ended before their answer did
-	hold    chan struct{}
-	holdAt  int
+	holds   []hold // of the runs that start from now on
 	pace    time.Duration
 }
 
@@ -46,15 +45,16 @@ func (a *Agent) serve(w http.ResponseWriter, req *http.Request) {
 	a.mu.Lock()
 	a.inputs = append(a.inputs, body)
 	a.headers = append(a.headers, req.Header.Clone())
-	hold, holdAt, pace := a.hold, a.holdAt, a.pace
+	holds, pace := a.holds, a.pace
 	a.mu.Unlock()
 	w.Header().Set("Content-Type", "text/event-stream")
 	rc := http.NewResponseController(w)
 	for i, ev := range a.script(body) {
-		if hold != nil && i == holdAt {
+		for len(holds) > 0 && holds[0].at <= i {
 			_ = rc.Flush()
 			select {
-			case <-hold:
+			case <-holds[0].released:
+				holds = holds[1:]
 			case <-req.Context().Done():
 				a.mu.Lock()
 				a.gone++
@@ -75,15 +75,35 @@ func (a *Agent) serve(w http.ResponseWriter, req *http.Request) {
 	_ = rc.Flush()
 }
 
+// hold is where runs wait (see Hold): before their event at index at,
+// until released is closed.
+type hold struct {
+	at       int
+	released chan struct{}
+}
+
 // Hold makes the runs that start after it wait before their event at
-// index i until release is called (once or more).
-func (a *Agent) Hold(i int) (release func()) {
-	ch := make(chan struct{})
+// each index of at (in increasing order), in place of the holds of an
+// earlier call (Hold() removes them): the first call of release lets them past the first index,
+// the second past the second, and so on; calls past the last do nothing.
+// With one index, release may be called once or more.
+func (a *Agent) Hold(at ...int) (release func()) {
+	holds := make([]hold, len(at))
+	for k, i := range at {
+		holds[k] = hold{i, make(chan struct{})}
+	}
 	a.mu.Lock()
-	a.hold, a.holdAt = ch, i
+	a.holds = holds
 	a.mu.Unlock()
-	var once sync.Once
-	return func() { once.Do(func() { close(ch) }) }
+	var mu sync.Mutex
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(holds) > 0 {
+			close(holds[0].released)
+			holds = holds[1:]
+		}
+	}
 }
 
 // Pace makes the runs that start after it wait d before each event but
