@@ -21,7 +21,7 @@ type Agent struct {
 	mu      sync.Mutex
 	inputs  [][]byte
 	headers []http.Header
-	gone    int // runs whose request ended before their answer did
+	gone    int    // runs whose request ended before their answer did
 	holds   []hold // of the runs that start from now on
 	pace    time.Duration
 }
