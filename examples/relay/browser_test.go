@@ -236,12 +236,13 @@ func TestBrowser(t *testing.T) {
 		assert.NotContains(t, body.Body, "hello")
 	})
 
-	// FOLLOW: the fifth scenario goes here once ?follow=thread (branch
-	// threads) is on main: an EventSource on
-	// /threads/{id}/events?follow=thread stays on the thread across two
-	// runs (hold the first, join, let it end, start a second run), and the
-	// page gets both runs' events exactly once, in order, without giving up
-	// between them.
+	// FOLLOW (scenario 5): goes here once ?follow=thread (branch threads)
+	// is on main. An EventSource on /threads/{id}/events?follow=thread
+	// stays on the thread across two runs: hold the first run, join with
+	// the cookie, let it end, check that the EventSource is still open
+	// (opens 1, readyState 1), run a second time, then DELETE the thread
+	// (its reconnect gets 204: readyState 2); afterPrelude of the page's
+	// events against both runs' log, and rebuild against GET /threads/{id}.
 }
 
 // newBrowser starts headless Chromium with a fresh profile for t and its
