@@ -146,7 +146,7 @@ type RunResult struct {
 //
 // It does not retry a request that fails. With [Agent].Reconnects set, it
 // reconnects to a relay when the stream drops mid-run, as [Consumer.Follow]
-// says; the README explains when that is safe.
+// says; docs/server.md explains when that is safe.
 func (c *Consumer) RunAgent(ctx context.Context, a *Agent, opts *RunOptions) (RunResult, error) {
 	if a == nil {
 		return RunResult{}, apiError(errors.New("RunAgent: nil *Agent"))

@@ -320,7 +320,7 @@ func TestRunAgentContentTypes(t *testing.T) {
 	}
 }
 
-// TestRunAgentSniffedContentType checks what the README tells authors of
+// TestRunAgentSniffedContentType checks what docs/testing.md tells authors of
 // httptest agents: a handler that sets no Content-Type gets one sniffed by
 // net/http, text/plain, and RunAgent refuses it.
 func TestRunAgentSniffedContentType(t *testing.T) {

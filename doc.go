@@ -19,8 +19,15 @@
 // [Consumer.Follow] and [Agent].Reconnects to follow a relay's thread
 // (package github.com/aguistate/aguistate/relay) across dropped
 // connections. Package github.com/aguistate/aguistate/agenttest serves a
-// scripted agent to a frontend's tests. The examples show each. The README
-// explains the rules, and where they differ from the reference client.
+// scripted agent to a frontend's tests.
+//
+// Each of these has a runnable example, which pkg.go.dev and go doc -http
+// show beside it: [Change].Pieces with [Consumer.Subscribe], and
+// [Consumer.Follow] and [Agent].Reconnects with package relay's New. The
+// repository's guides start from a task: a Go
+// frontend (docs/frontend.md), a server and the relay (docs/server.md),
+// tests (docs/testing.md). docs/semantics.md states every rule, and where
+// this package differs from the reference client.
 //
 // # Errors
 //

@@ -34,7 +34,7 @@ var (
 
 	// ErrNoTarget reports an event that names a message or tool call that
 	// does not exist or cannot take it: a message of a role its events do
-	// not write (the README's write rule), the result of another tool
+	// not write (the write rule, docs/semantics.md), the result of another tool
 	// call, a construct that is not open, or a replayed start. It is a
 	// warning: the event is skipped.
 	ErrNoTarget = sentinel("no message or tool call to apply the event to")

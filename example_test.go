@@ -20,18 +20,14 @@ import (
 )
 
 // The agent loop: add the user's message, run the agent, print its answer,
-// and tell a failed run from a broken one. The agent here is an httptest
-// server that answers every run with one assistant message; the code after
-// it is the README's first screen.
-func Example() {
-	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, `data: {"type":"RUN_STARTED","threadId":"t1","runId":"r1"}`+"\n\n"+
-			`data: {"type":"TEXT_MESSAGE_CHUNK","messageId":"a1","delta":"Sunny, 24 °C."}`+"\n\n"+
-			`data: {"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}`+"\n\n")
-	}))
-	defer server.Close()
-	url, ctx := server.URL, context.Background()
+// and tell a failed run from a broken one. The agent here is a scripted
+// one (package agenttest) on an httptest server, which answers the run
+// with one assistant message; the code after it is the README's first
+// screen.
+func ExampleConsumer_RunAgent() {
+	srv := agenttest.New(exampleTB{}, agenttest.Turn{agenttest.TextChunks("Sunny, 24 °C.")})
+	defer srv.Close()
+	url, ctx := srv.URL, context.Background()
 
 	agent := &aguistate.Agent{URL: url} // Header, Client: optional
 	c := aguistate.New(nil)             // one Consumer per thread
@@ -54,7 +50,8 @@ func Example() {
 
 // TestReadmeIsExample checks that the README's Go snippets are in the
 // bodies of examples, line for line, so that they compile and run as
-// written: the first in Example, the second in ExampleConsumer_RunTools.
+// written: the first in ExampleConsumer_RunAgent, the second in
+// ExampleConsumer_RunTools.
 func TestReadmeIsExample(t *testing.T) {
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
@@ -65,7 +62,7 @@ func TestReadmeIsExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	rest := string(readme)
-	for _, example := range []string{"Example", "ExampleConsumer_RunTools"} {
+	for _, example := range []string{"ExampleConsumer_RunAgent", "ExampleConsumer_RunTools"} {
 		var snippet string
 		_, rest, _ = strings.Cut(rest, "```go\n")
 		snippet, rest, _ = strings.Cut(rest, "```")
@@ -132,6 +129,100 @@ func ExampleConsumer_RunTools() {
 	// Output:
 	// Sunny in Rome, 24 °C.
 	// success 3 messages: {"city":"Rome","sky":"clear"}
+}
+
+// The thread goes on: each turn adds the user's next message and runs the
+// agent again, and each run's input carries the whole thread. The agent is
+// the test kit's, which records what each run was sent.
+func ExampleConsumer_AddMessages() {
+	srv := agenttest.New(exampleTB{},
+		agenttest.Turn{agenttest.Text("Sunny.")},
+		agenttest.Turn{agenttest.Text("Rain tomorrow.")},
+	)
+	defer srv.Close()
+
+	c := aguistate.New(nil)
+	for _, line := range []string{"Weather in Rome?", "And tomorrow?"} {
+		if err := c.AddMessages(aguistate.UserMessage(line)); err != nil {
+			log.Fatal(err)
+		}
+		res, err := c.RunAgent(context.Background(), srv.Agent(), nil)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(res.NewMessages[0].Text())
+	}
+	in := srv.Inputs()
+	fmt.Println("the second run was sent", len(in[1].Messages), "messages")
+	// Output:
+	// Sunny.
+	// Rain tomorrow.
+	// the second run was sent 3 messages
+}
+
+// An application that answers the client-side tools itself, rather than
+// with RunTools: the run leaves the call pending, the application adds a
+// tool message that answers it, and runs again.
+func ExampleConsumer_PendingToolCalls() {
+	srv := agenttest.New(exampleTB{},
+		agenttest.Turn{agenttest.ToolCall("confirm", `{"question":"Book it?"}`)},
+		agenttest.Turn{agenttest.Text("Booked.")},
+	)
+	defer srv.Close()
+	ctx := context.Background()
+
+	c := aguistate.New(nil)
+	_ = c.AddMessages(aguistate.UserMessage("Book the 9am flight"))
+	if _, err := c.RunAgent(ctx, srv.Agent(), nil); err != nil {
+		log.Fatal(err)
+	}
+	for _, call := range c.PendingToolCalls() {
+		fmt.Println("pending:", call.Name, call.Arguments)
+		if err := c.AddMessages(aguistate.ToolMessage(call.ID, `{"confirmed":true}`)); err != nil {
+			log.Fatal(err)
+		}
+	}
+	res, err := c.RunAgent(ctx, srv.Agent(), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.NewMessages[0].Text(), len(c.PendingToolCalls()))
+	// Output:
+	// pending: confirm {"question":"Book it?"}
+	// Booked. 0
+}
+
+// New takes Options (nil for the defaults). Here ValidateState refuses a
+// state the application cannot act on: the event is skipped with a warning
+// wrapping ErrStateRejected, and the state is marked diverged until a
+// state that passes arrives.
+func ExampleNew() {
+	c := aguistate.New(&aguistate.Options{
+		MaxMessages: 100,
+		ValidateState: func(state aguistate.Value) error {
+			var cart struct {
+				Total float64 `json:"total"`
+			}
+			if err := state.Decode("", &cart); err != nil {
+				return err
+			}
+			if cart.Total < 0 {
+				return errors.New("negative total")
+			}
+			return nil
+		},
+	})
+	c.Subscribe(func(ch aguistate.Change) {
+		if ch.Warning != nil {
+			fmt.Println("skipped:", errors.Is(ch.Warning, aguistate.ErrStateRejected))
+		}
+	})
+	_ = c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"total":12.5}}`))
+	_ = c.Apply([]byte(`{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/total","value":-1}]}`))
+	fmt.Println(c.State(), c.Diverged())
+	// Output:
+	// skipped: true
+	// {"total":12.5} true
 }
 
 // exampleTB is the agenttest.TB of the examples, which are no tests: it
@@ -323,10 +414,12 @@ func ExampleReadEvents() {
 	// {"type":"CUSTOM","name":"ping","value":1}
 }
 
-// RunAgent sends the thread's next input to an agent and applies the
-// stream it answers with. Here the agent is an httptest server that echoes
-// the state it was sent and counts one more.
-func ExampleConsumer_RunAgent() {
+// An Agent is the URL of an agent's run endpoint, with the headers of every
+// request (here a bearer token). RunAgent sends it the thread's next input,
+// the state included, and applies the stream it answers with. Here the
+// agent is an httptest server that echoes the state it was sent and counts
+// one more.
+func ExampleAgent() {
 	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var in struct {
 			ThreadID, RunID string

@@ -164,7 +164,7 @@ type runAgentCase struct {
 	name              string
 	state, messages   string // JSON text; "" for {} and []
 	events            []string
-	replace           map[string]string // messages (by id) held instead of the reference's, for a row of the README's differences table
+	replace           map[string]string // messages (by id) held instead of the reference's, for a row of the differences table in docs/semantics.md
 	conversions, skip int               // events we read as their 1.0 equivalents, and events we skip
 	refused           bool              // the reference's runAgent refuses the run: we hold what it holds of the run in its 1.0 shape
 }

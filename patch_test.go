@@ -219,7 +219,7 @@ func evanphx(doc, patch []byte) (out []byte, err error, ok bool) {
 
 // evanphxConformant reports whether evanphx is RFC-conformant on this
 // document and patch, by excluding each place where it is known not to be
-// (the README lists them with the RFC clause that decides):
+// (docs/semantics.md lists them with the RFC clause that decides):
 //   - it cannot patch a document that is not an object or array;
 //   - "test" compares numbers as text, treats a missing member as null, and
 //     panics on arrays holding null: tests are compared only on strings,

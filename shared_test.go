@@ -17,7 +17,7 @@ import (
 )
 
 // sharedDifferences are the recorded streams whose result is not the
-// reference client's, each for a row of the README's table of differences:
+// reference client's, each for a row of the table of differences in docs/semantics.md:
 // the warnings they give, and the messages (by id) held instead of the
 // reference client's.
 var sharedDifferences = map[string]struct {

@@ -1,7 +1,7 @@
 // The corpus of the worst legal events: for each event type, the event
 // that costs the most that we found under the default limits, generated
 // here, with the thread it applies to. BenchmarkWorstEvent measures each;
-// the README's table of worst events comes from it.
+// the table of worst events in docs/economy.md comes from it.
 
 package aguistate
 

@@ -15,11 +15,11 @@ import (
 // be: it reports what fails to standard output.
 var t = &printT{}
 
-// A frontend's test end to end: the agent asks for a tool that the
-// frontend runs in Go, gets its result in the next run's input and
-// answers. The frontend prints the answer as it streams, piece by piece.
-// In a test, t is the test's *testing.T.
-func Example() {
+// New serves turns in order. A frontend's test end to end: the agent asks
+// for a tool that the frontend runs in Go, gets its result in the next
+// run's input and answers. The frontend prints the answer as it streams,
+// piece by piece. In a test, t is the test's *testing.T.
+func ExampleNew() {
 	srv := agenttest.New(t,
 		agenttest.Turn{agenttest.Text("Let me look."), agenttest.ToolCall("get_weather", `{"city":"Rome"}`)},
 		agenttest.Turn{agenttest.TextChunks("Sunny in Rome, 24 °C.")},

@@ -131,7 +131,7 @@ func TestRelayAuthorize(t *testing.T) {
 }
 
 // TestRelayWithoutHook checks that a relay without a hook serves everyone,
-// as it did before the hook: the README says that it then authenticates
+// as it did before the hook: docs/server.md says that it then authenticates
 // nobody.
 func TestRelayWithoutHook(t *testing.T) {
 	t.Parallel()

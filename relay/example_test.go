@@ -1,23 +1,26 @@
-// Runnable examples: a viewer catching up from a checkpoint and the log, and a Relay in front of an agent.
+// Runnable examples: a viewer catching up from a checkpoint and the log, a
+// Relay in front of an agent, a run stopped from Go, and an Authorize hook.
 
 package relay_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 
 	"github.com/aguistate/aguistate"
 	"github.com/aguistate/aguistate/relay"
 )
 
-// A writer applies a thread's events, appends each at its position and
-// checkpoints the Consumer; a viewer who saw only the first event joins
-// again after the log was trimmed, from the checkpoint and the rest of the
-// log.
-func Example() {
+// A Store holds a thread's log and checkpoint. A writer applies a thread's
+// events, appends each at its position and checkpoints the Consumer; a
+// viewer who saw only the first event joins again after the log was
+// trimmed, from the checkpoint and the rest of the log.
+func ExampleStore() {
 	ctx := context.Background()
 	store := relay.NewMemory(nil)
 	stream := []string{
@@ -149,4 +152,56 @@ func ExampleStop() {
 	fmt.Println(res.Outcome, err)
 	// Output:
 	// cancelled <nil>
+}
+
+// An Authorize hook names each request's tenant from its bearer token and
+// refuses a request without one. Each tenant sees only its own threads: a
+// thread of another tenant is answered as one that does not exist. The
+// grant's Header goes on the run's request to the agent.
+func ExampleAuthorize() {
+	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var in aguistate.RunAgentInput
+		_ = json.NewDecoder(req.Body).Decode(&in)
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":%q,\"runId\":%q}\n\n", in.ThreadID, in.RunID)
+		fmt.Fprintf(w, "data: {\"type\":\"STATE_SNAPSHOT\",\"snapshot\":{\"for\":%q}}\n\n", req.Header.Get("X-Tenant"))
+		fmt.Fprintf(w, "data: {\"type\":\"RUN_FINISHED\",\"threadId\":%q,\"runId\":%q}\n\n", in.ThreadID, in.RunID)
+	}))
+	defer agent.Close()
+	tenants := map[string]string{"alice-token": "alice", "bob-token": "bob"}
+	hook := func(req *http.Request, action relay.Action, thread string) (relay.Grant, error) {
+		tenant, ok := tenants[strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer ")]
+		if !ok {
+			return relay.Grant{}, relay.ErrUnauthenticated // 401
+		}
+		return relay.Grant{Tenant: tenant, Header: http.Header{"X-Tenant": {tenant}}}, nil
+	}
+	r := relay.New(&aguistate.Agent{URL: agent.URL}, &relay.Options{Authorize: hook})
+	defer r.Close()
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+
+	alice := &aguistate.Agent{URL: srv.URL + "/agent", Header: http.Header{"Authorization": {"Bearer alice-token"}}}
+	c := aguistate.New(nil)
+	_, err := c.RunAgent(context.Background(), alice, &aguistate.RunOptions{ThreadID: "t1"})
+	fmt.Println(c.State(), err)
+
+	for _, token := range []string{"alice-token", "bob-token", ""} {
+		req, _ := http.NewRequest("GET", srv.URL+"/threads/t1", nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		resp.Body.Close()
+		fmt.Printf("%q: %d\n", token, resp.StatusCode)
+	}
+	// Output:
+	// {"for":"alice"} <nil>
+	// "alice-token": 200
+	// "bob-token": 404
+	// "": 401
 }

@@ -151,9 +151,9 @@ type Options struct {
 //     (202), whichever relay runs it, or answers 409 when none runs.
 //
 // Every answer carries an X-Request-Id header; an error's text names what
-// failed and that id, and the Logger gets the details. The README
+// failed and that id, and the Logger gets the details. docs/server.md
 // describes the ids, the prelude, the record of a run and the relay's
-// edge (docs/server.md). A Relay is safe for concurrent use. Close it when
+// edge. A Relay is safe for concurrent use. Close it when
 // done.
 type Relay struct {
 	agent  *aguistate.Agent

@@ -1,4 +1,4 @@
-// Command streams writes the streams of the README's memory table: replay
+// Command streams writes the streams of the memory table of docs/economy.md: replay
 // each with the replay example under /usr/bin/time -f %M to measure its
 // maximum resident set size.
 //

@@ -27,7 +27,7 @@ func TestRun(t *testing.T) {
 		{name: "bundled stream", args: []string{"-input", bundled + "trip-planner.input.json", bundled + "trip-planner.sse"},
 			status: 0, stdout: []string{`"budgetEur": 1200.50`, `"confirmed": true`, `"id": "a-2"`},
 			stderr: []string{`warning: aguistate: event 7 (STATE_DELTA): operation 1 (replace "/itinerary/5/plan"): patch failed to apply`},
-			reason: "the README's main-job command"},
+			reason: "the README's first set-up command"},
 		{name: "standard input", stdin: `{"type":"STATE_SNAPSHOT","snapshot":[1.0,"<&>"]}`,
 			status: 0, stdout: []string{`"state": [`, `1.0,`, `"<&>"`, `"messages": []`}, reason: "no HTML escaping, exact numbers"},
 		{name: "fatal event", args: []string{bundled + "malformed-patch.jsonl"},

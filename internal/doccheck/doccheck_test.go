@@ -182,7 +182,7 @@ func TestLinks(t *testing.T) {
 			to := d
 			if file != "" {
 				p := filepath.ToSlash(filepath.Clean(filepath.Join(filepath.Dir(d.path), file)))
-				if !assert.FileExists(t, filepath.Join(root, p), where) && !dirExists(filepath.Join(root, p)) {
+				if !dirExists(filepath.Join(root, p)) && !assert.FileExists(t, filepath.Join(root, p), where) {
 					continue
 				}
 				to = byPath[p]
@@ -225,6 +225,8 @@ var imports = map[string]string{
 	"bytes":      "bytes",
 	"context":    "context",
 	"errors":     "errors",
+	"filepath":   "path/filepath",
+	"flag":       "flag",
 	"fmt":        "fmt",
 	"http":       "net/http",
 	"httptest":   "net/http/httptest",
