@@ -120,7 +120,7 @@ func report(r io.Reader, w io.Writer) []string {
 			}
 			delete(held, key)
 		case e.Action == "skip":
-			skips = append(skips, reason(held[key]))
+			skips = append(skips, reason(e.Test, held[key]))
 			delete(held, key)
 		case e.Action == "pass":
 			delete(held, key)
@@ -132,21 +132,37 @@ func report(r io.Reader, w io.Writer) []string {
 // position is the "file.go:12: " that begins a line of t.Log output.
 var position = regexp.MustCompile(`^\s*[\w.-]+\.go:\d+: `)
 
-// reason returns why a test skipped: the message of its t.Skip, up to the
-// first ": " (what follows is detail, such as the error of a dial).
-func reason(output []string) string {
-	for i := len(output) - 1; i >= 0; i-- {
-		line := strings.TrimSpace(output[i])
-		if line == "" || strings.HasPrefix(line, "--- SKIP") || strings.HasPrefix(line, "=== ") {
+// sharedPath is a path to the shared data folder from any package's
+// folder (../shared, ../../shared/streams, ...), which reason writes as
+// ../shared, so that one cause reads as one reason.
+var sharedPath = regexp.MustCompile(`^(\.\./)+shared(/\S*)?( |$)`)
+
+// reason returns why test skipped, from its output: the first line it
+// logged after it last ran (the message of its t.Skip, unless it logged
+// before it; a line its cleanup logs comes after), up to the first ": " or
+// " (" (what follows is detail, such as the error of a dial or a hint). A
+// path to the shared data folder reads as ../shared.
+func reason(test string, output []string) string {
+	start := 0
+	for i, line := range output {
+		if strings.HasPrefix(line, "=== ") {
+			start = i + 1
+		}
+	}
+	for _, line := range output[start:] {
+		if !position.MatchString(line) {
 			continue
 		}
-		line = strings.TrimSpace(position.ReplaceAllString(output[i], ""))
+		line = strings.TrimSpace(position.ReplaceAllString(line, ""))
 		if head, _, ok := strings.Cut(line, ": "); ok {
 			line = head
 		}
-		return line
+		if head, _, ok := strings.Cut(line, " ("); ok {
+			line = head
+		}
+		return sharedPath.ReplaceAllString(line, "../shared$3")
 	}
-	return "no reason given"
+	return "no reason given (" + test + ")"
 }
 
 // summary returns the line that ends the run: how many tests skipped, by

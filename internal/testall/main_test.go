@@ -25,6 +25,16 @@ const stream = `{"Action":"start","Package":"a"}
 {"Action":"run","Package":"b","Test":"TestShared2"}
 {"Action":"output","Package":"b","Test":"TestShared2","Output":"    x_test.go:9: ../shared not found: stat ../../shared: no such file or directory\n"}
 {"Action":"skip","Package":"b","Test":"TestShared2"}
+{"Action":"run","Package":"b","Test":"TestCleanup"}
+{"Action":"output","Package":"b","Test":"TestCleanup","Output":"=== PAUSE TestCleanup\n"}
+{"Action":"output","Package":"b","Test":"TestCleanup","Output":"=== CONT  TestCleanup\n"}
+{"Action":"output","Package":"b","Test":"TestCleanup","Output":"    h_test.go:179: ../../shared/streams not found (clone it): stat ../../shared/streams: no such file\n"}
+{"Action":"output","Package":"b","Test":"TestCleanup","Output":"    r_test.go:217: 0 cuts, each reconnected\n"}
+{"Action":"output","Package":"b","Test":"TestCleanup","Output":"--- SKIP: TestCleanup (0.00s)\n"}
+{"Action":"skip","Package":"b","Test":"TestCleanup"}
+{"Action":"run","Package":"b","Test":"TestSilent"}
+{"Action":"output","Package":"b","Test":"TestSilent","Output":"--- SKIP: TestSilent (0.00s)\n"}
+{"Action":"skip","Package":"b","Test":"TestSilent"}
 {"Action":"run","Package":"b","Test":"TestBad"}
 {"Action":"output","Package":"b","Test":"TestBad","Output":"    b_test.go:3: wrong\n"}
 {"Action":"output","Package":"b","Test":"TestBad","Output":"--- FAIL: TestBad (0.00s)\n"}
@@ -38,7 +48,9 @@ func TestReport(t *testing.T) {
 	skips := report(strings.NewReader(stream), &out)
 	assert.Equal(t, "ok  \ta\t0.1s\n    b_test.go:3: wrong\n--- FAIL: TestBad (0.00s)\nFAIL\tb\t0.2s\n", out.String(),
 		"package lines and a failing test's output, as go test prints them; nothing of passing or skipped tests")
-	assert.Equal(t, "testall: 3 tests skipped: 2 ../shared not found; 1 Redis does not answer on 127.0.0.1:6379",
-		summary(skips), "one line, reasons cut at their detail, most frequent first")
+	assert.Equal(t, "testall: 5 tests skipped: 3 ../shared not found; "+
+		"1 Redis does not answer on 127.0.0.1:6379; 1 no reason given (TestSilent)",
+		summary(skips), "one line, reasons cut at their detail and hints, the shared folder named one way, "+
+			"a cleanup's log not taken for the reason, most frequent first")
 	assert.Equal(t, "testall: no test skipped", summary(nil))
 }
