@@ -119,6 +119,8 @@ func report(r io.Reader, w io.Writer) []string {
 				fmt.Fprint(w, line)
 			}
 			delete(held, key)
+		case e.Action == "skip" && e.Test == "":
+			// a package without test files: no test skipped
 		case e.Action == "skip":
 			skips = append(skips, reason(e.Test, held[key]))
 			delete(held, key)

@@ -8,13 +8,16 @@ import (
 )
 
 // A run's JSON, as go test -json writes it: a passing package, a package
-// whose tests skip for two reasons, and a failing test.
+// without test files (a "skip" of no test), a package whose tests skip for
+// several reasons, and a failing test.
 const stream = `{"Action":"start","Package":"a"}
 {"Action":"run","Package":"a","Test":"TestOK"}
 {"Action":"output","Package":"a","Test":"TestOK","Output":"=== RUN   TestOK\n"}
 {"Action":"pass","Package":"a","Test":"TestOK"}
 {"Action":"output","Package":"a","Output":"ok  \ta\t0.1s\n"}
 {"Action":"pass","Package":"a"}
+{"Action":"output","Package":"c","Output":"?   \tc\t[no test files]\n"}
+{"Action":"skip","Package":"c"}
 {"Action":"run","Package":"b","Test":"TestShared"}
 {"Action":"output","Package":"b","Test":"TestShared","Output":"    helpers_test.go:124: ../shared not found: stat ../shared: no such file or directory\n"}
 {"Action":"output","Package":"b","Test":"TestShared","Output":"--- SKIP: TestShared (0.00s)\n"}
@@ -46,7 +49,7 @@ const stream = `{"Action":"start","Package":"a"}
 func TestReport(t *testing.T) {
 	var out strings.Builder
 	skips := report(strings.NewReader(stream), &out)
-	assert.Equal(t, "ok  \ta\t0.1s\n    b_test.go:3: wrong\n--- FAIL: TestBad (0.00s)\nFAIL\tb\t0.2s\n", out.String(),
+	assert.Equal(t, "ok  \ta\t0.1s\n?   \tc\t[no test files]\n    b_test.go:3: wrong\n--- FAIL: TestBad (0.00s)\nFAIL\tb\t0.2s\n", out.String(),
 		"package lines and a failing test's output, as go test prints them; nothing of passing or skipped tests")
 	assert.Equal(t, "testall: 5 tests skipped: 3 ../shared not found; "+
 		"1 Redis does not answer on 127.0.0.1:6379; 1 no reason given (TestSilent)",
