@@ -466,7 +466,9 @@ func TestRunAgentContext(t *testing.T) {
 		name:   "deadline",
 		reason: "a deadline ends a stalled run the same way",
 		ctx: func() (context.Context, func(), context.CancelFunc) {
-			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			// Long enough for the first event on a loaded machine, which
+			// the check of the state needs.
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			return ctx, func() {}, cancel
 		},
 		want: context.DeadlineExceeded,
@@ -491,7 +493,7 @@ func TestRunAgentContext(t *testing.T) {
 			start := time.Now()
 			_, err := c.RunAgent(ctx, &Agent{URL: srv.URL, Client: srv.Client()}, nil)
 			assert.Equal(t, tc.want, err, "ctx's own error; %s", tc.reason)
-			assert.Less(t, time.Since(start), 5*time.Second, "returns promptly")
+			assert.Less(t, time.Since(start), 10*time.Second, "returns promptly")
 			assert.Equal(t, `{"a":1}`, c.State().String(), "the event before the stall is applied")
 		})
 	}
