@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -160,11 +161,17 @@ func annotate(ctx context.Context, attrs ...attribute.KeyValue) {
 type requestStartKey struct{}
 
 // request starts the span of req, named by its method and route (the
-// pattern of mux that serves it), and returns what to serve it with: w,
-// which records the answer's status when the span records, and req, whose
-// context has the span and the time the request came. end ends the span.
+// pattern of mux that serves it): a child of the span in req's context, or
+// else of the one that its header carries (W3C traceparent, through the
+// global propagator, which reads none until the application sets one). It
+// returns what to serve req with: w, which records the answer's status
+// when the span records, and req, whose context has the span and the time
+// the request came. end ends the span.
 func (tel *telemetry) request(w http.ResponseWriter, req *http.Request, mux *http.ServeMux) (http.ResponseWriter, *http.Request, func()) {
 	ctx := context.WithValue(req.Context(), requestStartKey{}, time.Now())
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		ctx = otel.GetTextMapPropagator().Extract(ctx, propagation.HeaderCarrier(req.Header))
+	}
 	ctx, span := tel.tracer.Start(ctx, req.Method, trace.WithSpanKind(trace.SpanKindServer))
 	req = req.WithContext(ctx)
 	if !span.IsRecording() {

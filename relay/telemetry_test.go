@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,11 +20,14 @@ import (
 	"github.com/aguistate/aguistate/relay"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // telemetry is what a relay records, as a test reads it.
@@ -377,4 +381,73 @@ func TestTelemetryTrims(t *testing.T) {
 	assert.Equal(t, "", rest[0].id, "the log no longer holds what follows 1: a prelude")
 	assert.Equal(t, 1.0, tel.points(t)["aguistate.relay.join.first_event.count{kind=prelude}"],
 		"a join by Last-Event-ID that got a prelude joined by prelude")
+}
+
+// TestTelemetryParent serves requests whose trace goes on from elsewhere:
+// the request's span is a child of the span in the request's context (a
+// handler in front made it), or else of the traceparent header's, read by
+// the global propagator. Not parallel: it sets the global propagator.
+func TestTelemetryParent(t *testing.T) {
+	old := otel.GetTextMapPropagator()
+	otel.SetTextMapPropagator(propagation.TraceContext{})
+	t.Cleanup(func() { otel.SetTextMapPropagator(old) })
+	const traceID, spanID = "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"
+	tests := []struct {
+		name, reason string
+		request      func(ctx context.Context, parent trace.SpanContext) *http.Request
+		want         func(parent trace.SpanContext) (trace.TraceID, trace.SpanID)
+	}{{
+		name:   "context",
+		reason: "a span in the context is the parent; the header is not read",
+		request: func(ctx context.Context, _ trace.SpanContext) *http.Request {
+			req := httptest.NewRequestWithContext(ctx, http.MethodGet, "/threads/nope", nil)
+			req.Header.Set("traceparent", "00-"+traceID+"-"+spanID+"-01")
+			return req
+		},
+		want: func(parent trace.SpanContext) (trace.TraceID, trace.SpanID) { return parent.TraceID(), parent.SpanID() },
+	}, {
+		name:   "traceparent",
+		reason: "without a span in the context, the traceparent header names the parent",
+		request: func(context.Context, trace.SpanContext) *http.Request {
+			req := httptest.NewRequest(http.MethodGet, "/threads/nope", nil)
+			req.Header.Set("traceparent", "00-"+traceID+"-"+spanID+"-01")
+			return req
+		},
+		want: func(trace.SpanContext) (trace.TraceID, trace.SpanID) {
+			tid, _ := trace.TraceIDFromHex(traceID)
+			sid, _ := trace.SpanIDFromHex(spanID)
+			return tid, sid
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var o relay.Options
+			tel := withTelemetry(&o)
+			r := relay.New(nil, &o)
+			defer r.Close()
+			ctx, parent := o.TracerProvider.Tracer("test").Start(context.Background(), "front")
+			rec := httptest.NewRecorder()
+			r.ServeHTTP(rec, tt.request(ctx, parent.SpanContext()))
+			parent.End()
+			assert.Equal(t, http.StatusNotFound, rec.Code)
+			var served sdktrace.ReadOnlySpan
+			for _, s := range tel.ended(t, 2) {
+				if s.Name() == "GET /threads/{threadId}" {
+					served = s
+				}
+			}
+			require.NotNil(t, served, "the request's span")
+			tid, sid := tt.want(parent.SpanContext())
+			assert.Equal(t, tid, served.SpanContext().TraceID(), tt.reason)
+			assert.Equal(t, sid, served.Parent().SpanID(), tt.reason)
+			assert.Equal(t, map[string]string{
+				"http.request.method":       "GET",
+				"http.route":                "/threads/{threadId}",
+				"http.response.status_code": "404",
+				"aguistate.request.id":      rec.Header().Get("X-Request-Id"),
+				"aguistate.tenant":          "",
+				"aguistate.thread.id":       "nope",
+			}, attrsOf(served))
+		})
+	}
 }
