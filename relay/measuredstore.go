@@ -20,7 +20,7 @@ type measuredStore struct {
 
 // Append implements [Store.Append].
 func (s measuredStore) Append(ctx context.Context, thread string, pos int64, events ...[]byte) error {
-	start := time.Now()
+	start := s.tel.storeStart(ctx)
 	err := s.Store.Append(ctx, thread, pos, events...)
 	s.tel.storeDone(ctx, opAppend, start, err)
 	switch {
@@ -47,8 +47,11 @@ func (s measuredStore) Follow(ctx context.Context, thread string, after int64) i
 // measure returns seq, whose time (for opRead, when recorded) and error
 // tel records as op's.
 func (s measuredStore) measure(ctx context.Context, op storeOp, seq iter.Seq2[Entry, error]) iter.Seq2[Entry, error] {
+	timed := op == opRead && s.tel.storeDuration.Enabled(ctx)
+	if !timed && !s.tel.storeErrors.Enabled(ctx) {
+		return seq
+	}
 	return func(yield func(Entry, error) bool) {
-		timed := op == opRead && s.tel.storeDuration.Enabled(ctx)
 		var spent time.Duration
 		var err error
 		from := time.Now()
@@ -73,7 +76,7 @@ func (s measuredStore) measure(ctx context.Context, op storeOp, seq iter.Seq2[En
 
 // SaveCheckpoint implements [Store.SaveCheckpoint].
 func (s measuredStore) SaveCheckpoint(ctx context.Context, thread string, pos int64, data []byte) error {
-	start := time.Now()
+	start := s.tel.storeStart(ctx)
 	err := s.Store.SaveCheckpoint(ctx, thread, pos, data)
 	s.tel.storeDone(ctx, opSaveCheckpoint, start, err)
 	return err
@@ -81,7 +84,7 @@ func (s measuredStore) SaveCheckpoint(ctx context.Context, thread string, pos in
 
 // LoadCheckpoint implements [Store.LoadCheckpoint].
 func (s measuredStore) LoadCheckpoint(ctx context.Context, thread string) (int64, []byte, error) {
-	start := time.Now()
+	start := s.tel.storeStart(ctx)
 	pos, data, err := s.Store.LoadCheckpoint(ctx, thread)
 	s.tel.storeDone(ctx, opLoadCheckpoint, start, err)
 	return pos, data, err
@@ -90,7 +93,7 @@ func (s measuredStore) LoadCheckpoint(ctx context.Context, thread string) (int64
 // Trim implements [Store.Trim]. A trim before a position past the first
 // (one that may remove entries) that the store takes counts as one.
 func (s measuredStore) Trim(ctx context.Context, thread string, before int64) error {
-	start := time.Now()
+	start := s.tel.storeStart(ctx)
 	err := s.Store.Trim(ctx, thread, before)
 	s.tel.storeDone(ctx, opTrim, start, err)
 	if err == nil && before > 1 {
@@ -101,7 +104,7 @@ func (s measuredStore) Trim(ctx context.Context, thread string, before int64) er
 
 // Lease implements [Store.Lease].
 func (s measuredStore) Lease(ctx context.Context, thread, holder, run string, ttl time.Duration) error {
-	start := time.Now()
+	start := s.tel.storeStart(ctx)
 	err := s.Store.Lease(ctx, thread, holder, run, ttl)
 	s.tel.storeDone(ctx, opLease, start, err)
 	return err
@@ -109,7 +112,7 @@ func (s measuredStore) Lease(ctx context.Context, thread, holder, run string, tt
 
 // Release implements [Store.Release].
 func (s measuredStore) Release(ctx context.Context, thread, holder string) error {
-	start := time.Now()
+	start := s.tel.storeStart(ctx)
 	err := s.Store.Release(ctx, thread, holder)
 	s.tel.storeDone(ctx, opRelease, start, err)
 	return err
@@ -117,7 +120,7 @@ func (s measuredStore) Release(ctx context.Context, thread, holder string) error
 
 // Stop implements [Store.Stop].
 func (s measuredStore) Stop(ctx context.Context, thread string) error {
-	start := time.Now()
+	start := s.tel.storeStart(ctx)
 	err := s.Store.Stop(ctx, thread)
 	s.tel.storeDone(ctx, opStop, start, err)
 	return err
@@ -125,7 +128,7 @@ func (s measuredStore) Stop(ctx context.Context, thread string) error {
 
 // Threads implements [Store.Threads].
 func (s measuredStore) Threads(ctx context.Context, cursor string, limit int) ([]ThreadInfo, string, error) {
-	start := time.Now()
+	start := s.tel.storeStart(ctx)
 	threads, next, err := s.Store.Threads(ctx, cursor, limit)
 	s.tel.storeDone(ctx, opThreads, start, err)
 	return threads, next, err
@@ -133,7 +136,7 @@ func (s measuredStore) Threads(ctx context.Context, cursor string, limit int) ([
 
 // Delete implements [Store.Delete].
 func (s measuredStore) Delete(ctx context.Context, thread string) error {
-	start := time.Now()
+	start := s.tel.storeStart(ctx)
 	err := s.Store.Delete(ctx, thread)
 	s.tel.storeDone(ctx, opDelete, start, err)
 	return err

@@ -150,13 +150,6 @@ func attr(key, value string) metric.MeasurementOption {
 	return metric.WithAttributeSet(attribute.NewSet(attribute.String(key, value)))
 }
 
-// annotate sets attributes on the span of ctx, when it records.
-func annotate(ctx context.Context, attrs ...attribute.KeyValue) {
-	if span := trace.SpanFromContext(ctx); span.IsRecording() {
-		span.SetAttributes(attrs...)
-	}
-}
-
 // requestStartKey is the context key of the time a request came.
 type requestStartKey struct{}
 
@@ -168,15 +161,25 @@ type requestStartKey struct{}
 // when the span records, and req, whose context has the span and the time
 // the request came. end ends the span.
 func (tel *telemetry) request(w http.ResponseWriter, req *http.Request, mux *http.ServeMux) (http.ResponseWriter, *http.Request, func()) {
-	ctx := context.WithValue(req.Context(), requestStartKey{}, time.Now())
+	ctx := req.Context()
+	if tel.firstEvent.Enabled(ctx) {
+		ctx = context.WithValue(ctx, requestStartKey{}, time.Now())
+	}
 	if !trace.SpanContextFromContext(ctx).IsValid() {
 		ctx = otel.GetTextMapPropagator().Extract(ctx, propagation.HeaderCarrier(req.Header))
 	}
-	ctx, span := tel.tracer.Start(ctx, req.Method, trace.WithSpanKind(trace.SpanKindServer))
-	req = req.WithContext(ctx)
-	if !span.IsRecording() {
-		return w, req, func() { span.End() }
+	spanCtx, span := tel.tracer.Start(ctx, req.Method, trace.WithSpanKind(trace.SpanKindServer))
+	if !span.IsRecording() { // its context, if any, goes on to the run's span and the agent
+		if span.SpanContext().IsValid() {
+			ctx = spanCtx
+		}
+		if ctx != req.Context() {
+			req = req.WithContext(ctx)
+		}
+		return w, req, func() {}
 	}
+	req = req.WithContext(spanCtx)
+	ctx = spanCtx
 	attrs := []attribute.KeyValue{attribute.String("http.request.method", req.Method),
 		attribute.String("aguistate.request.id", requestID(ctx))}
 	if _, pattern := mux.Handler(req); pattern != "" {
@@ -228,7 +231,9 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // granted records on the request's span the thread and the tenant it is
 // for.
 func granted(ctx context.Context, g Grant, thread string) {
-	annotate(ctx, attribute.String("aguistate.tenant", g.Tenant), attribute.String("aguistate.thread.id", thread))
+	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+		span.SetAttributes(attribute.String("aguistate.tenant", g.Tenant), attribute.String("aguistate.thread.id", thread))
+	}
 }
 
 // runStarted counts ru, a run that startRun starts for req's grant g, and
@@ -237,10 +242,14 @@ func granted(ctx context.Context, g Grant, thread string) {
 func (tel *telemetry) runStarted(req *http.Request, ru *run, g Grant) {
 	ctx := req.Context()
 	tel.runsStarted.Add(ctx, 1)
-	_, ru.span = tel.tracer.Start(ctx, "aguistate.relay.run", trace.WithAttributes(
-		attribute.String("aguistate.thread.id", ru.t.id), attribute.String("aguistate.run.id", ru.in.RunID),
-		attribute.String("aguistate.tenant", g.Tenant), attribute.String("aguistate.request.id", ru.reqID)))
-	ru.ctx = trace.ContextWithSpan(ru.ctx, ru.span)
+	_, ru.span = tel.tracer.Start(ctx, "aguistate.relay.run")
+	if ru.span.IsRecording() {
+		ru.span.SetAttributes(attribute.String("aguistate.thread.id", ru.t.id), attribute.String("aguistate.run.id", ru.in.RunID),
+			attribute.String("aguistate.tenant", g.Tenant), attribute.String("aguistate.request.id", ru.reqID))
+	}
+	if ru.span.SpanContext().IsValid() {
+		ru.ctx = trace.ContextWithSpan(ru.ctx, ru.span)
+	}
 }
 
 // runEnded counts ru's end by its outcome (not_started when none was
@@ -250,12 +259,16 @@ func (tel *telemetry) runEnded(ru *run, events int64) {
 	if ru.outcome == "" {
 		ru.outcome = outcomeNotStarted
 	}
-	tel.runsEnded.Add(context.Background(), 1, attr("outcome", ru.outcome))
-	ru.span.SetAttributes(attribute.String("aguistate.run.outcome", ru.outcome), attribute.Int64("aguistate.run.events", events))
-	switch ru.outcome {
-	case outcomeSuccess, outcomeInterrupt, outcomeCancelled:
-	default:
-		ru.span.SetStatus(codes.Error, ru.outcome)
+	if ctx := context.Background(); tel.runsEnded.Enabled(ctx) {
+		tel.runsEnded.Add(ctx, 1, attr("outcome", ru.outcome))
+	}
+	if ru.span.IsRecording() {
+		ru.span.SetAttributes(attribute.String("aguistate.run.outcome", ru.outcome), attribute.Int64("aguistate.run.events", events))
+		switch ru.outcome {
+		case outcomeSuccess, outcomeInterrupt, outcomeCancelled:
+		default:
+			ru.span.SetStatus(codes.Error, ru.outcome)
+		}
 	}
 	ru.span.End()
 }
@@ -287,13 +300,25 @@ func agentOutcome(end []byte) string {
 // viewer adds n (1 or -1) to the viewers served.
 func (tel *telemetry) viewer(n int64) { tel.viewers.Add(context.Background(), n) }
 
+// joins returns the function that records the first event sent on the
+// event stream of the request whose context is ctx, whose viewer joined by
+// *kind; nil when nothing would record it.
+func (tel *telemetry) joins(ctx context.Context, kind *string) func() {
+	if !tel.firstEvent.Enabled(ctx) && !trace.SpanFromContext(ctx).IsRecording() {
+		return nil
+	}
+	return func() { tel.joined(ctx, *kind) }
+}
+
 // joined records the first event sent to a viewer that joined by kind,
 // with the time since its request came.
 func (tel *telemetry) joined(ctx context.Context, kind string) {
-	if start, ok := ctx.Value(requestStartKey{}).(time.Time); ok {
+	if start, ok := ctx.Value(requestStartKey{}).(time.Time); ok && tel.firstEvent.Enabled(ctx) {
 		tel.firstEvent.Record(ctx, time.Since(start).Seconds(), attr("kind", kind))
 	}
-	annotate(ctx, attribute.String("aguistate.join.kind", kind))
+	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+		span.SetAttributes(attribute.String("aguistate.join.kind", kind))
+	}
 }
 
 // prelude records a prelude sent to a viewer.
@@ -305,13 +330,22 @@ func (tel *telemetry) prelude(ctx context.Context, events [][]byte) {
 	tel.preludeSize.Record(ctx, int64(n))
 }
 
+// storeStart returns the time a store operation with ctx starts, or zero
+// when its duration is not recorded.
+func (tel *telemetry) storeStart(ctx context.Context) time.Time {
+	if !tel.storeDuration.Enabled(ctx) {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
 // storeDone records a store operation op that began at start (its time is
 // not recorded when start is zero) and returned err.
 func (tel *telemetry) storeDone(ctx context.Context, op storeOp, start time.Time, err error) {
 	if !start.IsZero() {
 		tel.storeDuration.Record(ctx, time.Since(start).Seconds(), tel.ops[op])
 	}
-	if failed(ctx, err) {
+	if failed(ctx, err) && tel.storeErrors.Enabled(ctx) {
 		tel.storeErrors.Add(ctx, 1, tel.ops[op])
 	}
 }

@@ -148,7 +148,7 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 	case ru != nil:
 		kind = joinRun
 	}
-	sw.first = func() { r.tel.joined(ctx, kind) }
+	sw.first = r.tel.joins(ctx, &kind)
 	if ru != nil { // the response ends once the run has: a next run of the thread is not refused
 		defer func() {
 			select {
