@@ -451,3 +451,28 @@ func TestTelemetryParent(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkTelemetry runs a run of 8 events through a relay on Memory, its
+// POST's stream read whole, with no providers (the global no-op ones) and
+// with the SDK's (a ManualReader, every span recorded): the cost of the
+// instrumentation.
+func BenchmarkTelemetry(b *testing.B) {
+	for _, sdk := range []bool{false, true} {
+		b.Run(fmt.Sprintf("sdk=%v", sdk), func(b *testing.B) {
+			var o relay.Options
+			if sdk {
+				withTelemetry(&o)
+			}
+			_, base := newRelay(b, agenttest.NewScript(b, scriptedRun), o)
+			i := 0
+			for b.Loop() {
+				i++
+				thread := fmt.Sprintf("b%d", i)
+				status, events := post(b, base, withIDs(b, []byte(`{}`), thread, thread+"-r1"))
+				if status != http.StatusOK || len(events) == 0 {
+					b.Fatalf("POST: %d, %d events", status, len(events))
+				}
+			}
+		})
+	}
+}
