@@ -1,6 +1,6 @@
 module github.com/aguistate/aguistate/benchmarks
 
-go 1.26
+go 1.26.0
 
 replace github.com/aguistate/aguistate => ../
 

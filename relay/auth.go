@@ -61,6 +61,11 @@ type Grant struct {
 // refuses (see Authorize); ok is false then. Without a hook it grants
 // everything, to tenant "".
 func (r *Relay) authorize(w http.ResponseWriter, req *http.Request, action Action, thread string) (g Grant, ok bool) {
+	defer func() {
+		if ok {
+			granted(req.Context(), g, thread)
+		}
+	}()
 	if r.o.Authorize == nil {
 		return Grant{}, true
 	}

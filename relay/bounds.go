@@ -134,6 +134,7 @@ func (r *Relay) admit(t *thread) error {
 	}
 	r.viewers++
 	t.viewers++
+	r.tel.viewer(1)
 	return nil
 }
 
@@ -143,4 +144,5 @@ func (r *Relay) leave(t *thread) {
 	r.viewers--
 	t.viewers--
 	r.mu.Unlock()
+	r.tel.viewer(-1)
 }

@@ -20,6 +20,14 @@
 // the agent sees it, and names a request's id in each error it answers.
 // docs/server.md ("The relay's edge") says all of it.
 //
+// # Metrics and traces
+//
+// A relay records OpenTelemetry metrics (runs, events appended, viewers,
+// joins, store operations) and a span per request and per run, through
+// [Options].MeterProvider and TracerProvider, or the global providers:
+// nothing until the application sets them. docs/server.md ("Metrics and
+// traces") names them.
+//
 // Positions count a thread's events from 1, as the Consumer's event count
 // does, so the checkpoint of a Consumer that has applied k events sits at
 // position k and the log continues at k+1. [Store.Append] is a

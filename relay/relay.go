@@ -16,6 +16,8 @@ import (
 
 	"github.com/aguistate/aguistate"
 	"github.com/aguistate/aguistate/internal/jsonv"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // The codes of the RUN_ERROR events a relay appends to end a run that its
@@ -127,6 +129,17 @@ type Options struct {
 	// what no request reports (a store that fails while a run appends or a
 	// viewer follows, a lease lost). Default: none.
 	Logger *slog.Logger
+	// MeterProvider gives the meter of the relay's metrics (OpenTelemetry:
+	// runs, events appended, viewers, joins, store operations; their names
+	// begin aguistate.relay., docs/server.md lists them). Default: the
+	// global one, otel.GetMeterProvider(), which records nothing until the
+	// application sets one (otel.SetMeterProvider), even after New.
+	MeterProvider metric.MeterProvider
+	// TracerProvider gives the tracer of the relay's spans: one per request
+	// and one per run, whose context the run's requests to the agent carry.
+	// Default: the global one, otel.GetTracerProvider(), which records
+	// nothing until the application sets one (otel.SetTracerProvider).
+	TracerProvider trace.TracerProvider
 }
 
 // Relay serves AG-UI threads over HTTP, in front of one agent: it runs
@@ -164,7 +177,8 @@ type Relay struct {
 	runCtx context.Context // ends runs, first
 	stop   context.CancelFunc
 	mux    *http.ServeMux
-	inputs budget // the bytes of run inputs held
+	inputs budget     // the bytes of run inputs held
+	tel    *telemetry // metrics and spans
 
 	mu      sync.Mutex
 	threads map[threadKey]*thread // in use by a request or a run
@@ -210,6 +224,8 @@ func New(agent *aguistate.Agent, opts *Options) *Relay {
 		r.o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	r.inputs.limit = int64(r.o.MaxInputBytes)
+	r.tel = newTelemetry(r.o.MeterProvider, r.o.TracerProvider, r.o.Logger)
+	r.o.Store = measuredStore{r.o.Store, r.tel}
 	var id [8]byte
 	_, _ = rand.Read(id[:])
 	r.holder = "relay-" + hex.EncodeToString(id[:])
@@ -230,10 +246,13 @@ func setDefault[T int | time.Duration](v *T, def T) {
 	}
 }
 
-// ServeHTTP serves the Relay's routes: it gives the request its id, answers
-// CORS (see [Options].AllowOrigins), and routes it.
+// ServeHTTP serves the Relay's routes: it gives the request its id and its
+// span (see [Options].TracerProvider), answers CORS (see
+// [Options].AllowOrigins), and routes it.
 func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	req = withRequestID(w, req)
+	w, req, end := r.tel.request(w, req, r.mux)
+	defer end()
 	if r.cors(w, req) {
 		return
 	}

@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/aguistate/aguistate"
 	"github.com/aguistate/aguistate/internal/jsonv"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // maxBatch is the most events one append writes. Events that arrive while
@@ -38,8 +40,12 @@ type run struct {
 	done    chan struct{} // closed when the run has ended and its events are in the log, or cannot be
 
 	startPos int64 // position of the run's RUN_STARTED, once started
+	from     int64 // the log's end at the run's start
 	lastPos  int64 // the last position the run appended (the log's end at its start); guarded by t.mu
 	lost     bool  // another relay has the thread, and ends the run; guarded by t.mu
+
+	span    trace.Span // the run's span (see telemetry.runStarted)
+	outcome string     // how the run ended, once it has (see outcomeSuccess); set by the run's goroutine
 }
 
 // Errors that end a run without a RUN_ERROR of the relay: another relay
@@ -128,8 +134,9 @@ func (r *Relay) startRun(req *http.Request, t *thread, g Grant, body []byte, tak
 		return nil, http.StatusServiceUnavailable, errClosed
 	}
 	ru := &run{t: t, body: body, taken: taken, header: g.Header, in: in, state: state, reqID: requestID(ctx),
-		started: make(chan error, 1), done: make(chan struct{}), lastPos: t.pos}
+		started: make(chan error, 1), done: make(chan struct{}), from: t.pos, lastPos: t.pos}
 	ru.ctx, ru.cancel = context.WithCancelCause(r.runCtx)
+	r.tel.runStarted(req, ru, g)
 	t.running = ru
 	t.refs++ // released when the run ends
 	r.runs.Add(1)
@@ -157,7 +164,9 @@ func (r *Relay) runRun(ru *run) {
 		_ = t.store.Release(ctx, t.id, r.holder)
 		t.mu.Lock()
 		t.running = nil
+		events := ru.lastPos - ru.from
 		t.mu.Unlock()
+		r.tel.runEnded(ru, events)
 		ru.cancel(nil)
 		close(ru.done)
 		r.release(t)
@@ -437,6 +446,14 @@ func (r *Relay) write(ctx context.Context, ru *run, batch [][]byte, first bool) 
 		ru.in.Messages, ru.in.State, ru.state = nil, aguistate.Value{}, nil
 	}
 	ru.lastPos = pos + int64(n)
+	if t.c != nil && !t.c.Running() { // the agent ended the run, or ends it now
+		for _, ev := range slices.Backward(batch) {
+			if endsRun(ev) {
+				ru.outcome = agentOutcome(ev)
+				break
+			}
+		}
+	}
 	cp := t.checkpointDue(r.o.CheckpointEvery)
 	t.mu.Unlock()
 	r.saveCheckpoint(ctx, t, cp)
@@ -505,6 +522,7 @@ func (r *Relay) finish(ru *run, cause error) {
 		ru.t.mu.Lock()
 		ru.lost = true // the thread is another relay's, which ends the run
 		ru.t.mu.Unlock()
+		ru.outcome = outcomeLost
 		return
 	}
 	// A RUN_ERROR's message is the run's, not one of this package's errors:
@@ -534,7 +552,18 @@ func (r *Relay) finish(ru *run, cause error) {
 		}
 		if err = t.appendOwn(ctx, end); err == nil {
 			ru.lastPos = t.pos
+			ru.outcome = codeOutcome(code)
+			if errors.Is(cause, errStopped) {
+				ru.outcome = outcomeCancelled
+			}
 		}
+	}
+	switch {
+	case ru.outcome != "": // the agent's end, or the relay's
+	case err != nil:
+		ru.outcome = outcomeStore
+	default: // another relay appended to the thread
+		ru.outcome = outcomeLost
 	}
 	cp := t.checkpointDue(1)
 	t.mu.Unlock()

@@ -22,9 +22,10 @@ type sseWriter struct {
 	retry    time.Duration
 	timeout  time.Duration
 	started  bool
-	deadline bool  // a write deadline is set on the connection
-	dirty    bool  // written since the last flush
-	err      error // of the first write that failed
+	deadline bool   // a write deadline is set on the connection
+	dirty    bool   // written since the last flush
+	err      error  // of the first write that failed
+	first    func() // called before the first event is written, when not nil
 	buf      []byte
 }
 
@@ -49,6 +50,10 @@ func (s *sseWriter) begin() {
 // that failed, now or before.
 func (s *sseWriter) event(id string, hasID bool, data []byte) error {
 	s.begin()
+	if s.first != nil {
+		s.first()
+		s.first = nil
+	}
 	if bytes.IndexByte(data, '\n') >= 0 || bytes.IndexByte(data, '\r') >= 0 {
 		data = oneLine(data)
 	}

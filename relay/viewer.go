@@ -141,6 +141,14 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 	}()
 	sw := &sseWriter{w: w, rc: http.NewResponseController(w), retry: r.o.Retry, timeout: r.o.WriteTimeout}
 	defer sw.close()
+	kind := joinLastEventID // how the viewer joins, for the metrics
+	switch {
+	case j.prelude != nil:
+		kind = joinPrelude
+	case ru != nil:
+		kind = joinRun
+	}
+	sw.first = r.tel.joins(ctx, &kind)
 	if ru != nil { // the response ends once the run has: a next run of the thread is not refused
 		defer func() {
 			select {
@@ -152,6 +160,8 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 	}
 	sent := j.after
 	sendPrelude := func() {
+		kind = joinPrelude
+		r.tel.prelude(ctx, j.prelude)
 		for i, ev := range j.prelude {
 			switch i {
 			case 0: // an empty id: a reconnect during the prelude asks for a new one

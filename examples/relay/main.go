@@ -8,6 +8,7 @@
 //
 //	go run ./examples/relay -agent URL [-listen 127.0.0.1:8080] [-store memory|redis://HOST:PORT|postgres://...]
 //	    [-H 'Name: value']... [-tokens FILE] [-cors-origin ORIGIN]... [-idle-timeout 5m] [-max-run 0]
+//	    [-metrics ADDR]
 //
 // -agent is the agent's run endpoint. -listen is the address to serve on.
 // -store keeps the threads: "memory" (the default) in this process, a
@@ -30,7 +31,10 @@
 // EventSource join (docs/server.md, "The relay's edge"). -cors-origin
 // ORIGIN (repeatable) lets pages of that origin call the relay.
 // -idle-timeout ends a run whose agent sends nothing for that long,
-// -max-run one that goes on longer (0: no limit).
+// -max-run one that goes on longer (0: no limit). -metrics ADDR serves the
+// relay's metrics at http://ADDR/metrics in the Prometheus text format
+// (names aguistate_relay_...; docs/server.md, "Metrics and traces"), on a
+// listener of their own, which the relay's routes do not reach.
 //
 // Routes: POST /agent takes a RunAgentInput as the agent does, and streams
 // the run's events back, each with its position in the thread as its SSE
@@ -93,9 +97,10 @@ func run(ctx context.Context, args []string, stderr io.Writer, listening chan<- 
 	flags.Var(&origins, "cors-origin", "an `origin` whose pages may call the relay (CORS); may repeat")
 	idle := flags.Duration("idle-timeout", 5*time.Minute, "end a run whose agent sends nothing for this `long`")
 	maxRun := flags.Duration("max-run", 0, "end a run that goes on for longer than this (0: no limit)")
+	metricsAddr := flags.String("metrics", "", "serve the metrics at http://`ADDR`/metrics, Prometheus text format (default: none)")
 	flags.Usage = func() {
 		fmt.Fprintln(stderr, "usage: relay -agent URL [-listen 127.0.0.1:8080] [-store memory|redis://HOST:PORT|postgres://...] [-H 'Name: value']...\n"+
-			"             [-tokens FILE] [-cors-origin ORIGIN]... [-idle-timeout 5m] [-max-run 0]")
+			"             [-tokens FILE] [-cors-origin ORIGIN]... [-idle-timeout 5m] [-max-run 0] [-metrics ADDR]")
 		flags.PrintDefaults()
 	}
 	if err := flags.Parse(args); err == flag.ErrHelp {
@@ -134,6 +139,16 @@ func run(ctx context.Context, args []string, stderr io.Writer, listening chan<- 
 	}
 	if auth != nil {
 		o.Authorize = auth.authorize
+	}
+	if *metricsAddr != "" {
+		m, err := serveMetrics(*metricsAddr)
+		if err != nil {
+			fmt.Fprintln(stderr, "error:", err)
+			return 1
+		}
+		defer m.close()
+		o.MeterProvider = m.provider
+		fmt.Fprintf(stderr, "relay: metrics at %s\n", m.URL())
 	}
 	r := relay.New(&aguistate.Agent{URL: *agent, Header: http.Header(header)}, o)
 	var h http.Handler = r
