@@ -22,9 +22,10 @@ const (
 	ActionJoin Action = "join"
 	// ActionStop: POST /threads/{threadId}/stop, the end of its run.
 	ActionStop Action = "stop"
-	// ActionList: a list of the tenant's threads; the thread is "".
+	// ActionList: GET /threads, a list of the tenant's threads; the thread
+	// is "".
 	ActionList Action = "list"
-	// ActionDelete: the removal of a thread.
+	// ActionDelete: DELETE /threads/{threadId}, the removal of a thread.
 	ActionDelete Action = "delete"
 )
 
