@@ -8,12 +8,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -202,4 +204,119 @@ func TestThreadBounds(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusNoContent, resp.StatusCode)
 	assert.Equal(t, []string{}, listed(t, base), "DELETE removes the thread")
+}
+
+// rssMiB returns the resident memory of process pid, in MiB (VmRSS of
+// /proc/PID/status, Linux).
+func rssMiB(t *testing.T, pid int) float64 {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	require.NoError(t, err)
+	for line := range strings.Lines(string(status)) {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kib float64
+			_, err := fmt.Sscanf(strings.TrimSpace(v), "%f kB", &kib)
+			require.NoError(t, err)
+			return kib / 1024
+		}
+	}
+	t.Fatal("no VmRSS")
+	return 0
+}
+
+// TestChurnRSS runs 100,000 threads through a relay process on the memory
+// store, 8 at a time, and checks that its resident memory stays flat:
+// after the last 20,000 it is at most 25% (and 16 MiB) above what it was
+// after the first 20,000. "max-threads" keeps every thread (the default
+// bound of 10,000 evicts), "ttl" lets them expire after 1 s (with no bound),
+// "delete" deletes each with DELETE /threads/{threadId} (with no bound). It
+// takes minutes: it runs when AGUISTATE_CHURN is set, to the modes it
+// names ("all", or a comma-separated list).
+func TestChurnRSS(t *testing.T) {
+	which := os.Getenv("AGUISTATE_CHURN")
+	if which == "" {
+		t.Skip("set AGUISTATE_CHURN=all (or max-threads,ttl,delete) to run 100,000 threads through the relay")
+	}
+	bin := buildRelay(t)
+	agent := agenttest.NewScript(t, script)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		delete bool
+	}{
+		{"max-threads", nil, false},
+		{"ttl", []string{"-ttl", "1s", "-max-threads", "1000000000"}, false},
+		{"delete", []string{"-max-threads", "1000000000"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if which != "all" && !strings.Contains(","+which+",", ","+tc.name+",") {
+				t.Skip("not named in AGUISTATE_CHURN")
+			}
+			base, cmd, _ := startProcess(t, bin, append([]string{"-agent", agent.URL}, tc.args...)...)
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
+			defer client.CloseIdleConnections()
+			one := func(id string) error {
+				input := fmt.Sprintf(`{"threadId":%q,"runId":"r1","messages":[{"id":"u1","role":"user","content":"hello"}]}`, id)
+				resp, err := client.Post(base+"/agent", "application/json", strings.NewReader(input))
+				if err != nil {
+					return err
+				}
+				body, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "RUN_FINISHED") {
+					return fmt.Errorf("POST %s: %v %s: %s", id, err, resp.Status, body)
+				}
+				if !tc.delete {
+					return nil
+				}
+				req, _ := http.NewRequest(http.MethodDelete, base+"/threads/"+id, nil)
+				resp, err = client.Do(req)
+				if err != nil {
+					return err
+				}
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusNoContent {
+					return fmt.Errorf("DELETE %s: %s", id, resp.Status)
+				}
+				return nil
+			}
+			const threads, round, workers = 100_000, 20_000, 8
+			var rss []float64
+			start := time.Now()
+			for r := range threads / round {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+				ids := make(chan int)
+				errs := make(chan error, workers)
+				var wg sync.WaitGroup
+				for range workers {
+					wg.Go(func() {
+						for i := range ids {
+							if err := one(fmt.Sprintf("churn-%s-%06d", tc.name, i)); err != nil {
+								errs <- err
+								return
+							}
+						}
+					})
+				}
+			feed:
+				for i := r * round; i < (r+1)*round; i++ {
+					select {
+					case ids <- i:
+					case err := <-errs:
+						require.NoError(t, err)
+					case <-ctx.Done():
+						break feed
+					}
+				}
+				close(ids)
+				wg.Wait()
+				cancel()
+				close(errs)
+				require.NoError(t, <-errs)
+				require.NoError(t, ctx.Err(), "round %d within 10 minutes", r+1)
+				rss = append(rss, rssMiB(t, cmd.Process.Pid))
+			}
+			t.Logf("%s: %d threads in %s; VmRSS after each %d: %.1f MiB", tc.name, threads, time.Since(start).Round(time.Second), round, rss)
+			assert.LessOrEqual(t, rss[len(rss)-1], max(rss[0]*1.25, rss[0]+16), "resident memory stays flat")
+		})
+	}
 }
