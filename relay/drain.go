@@ -46,11 +46,19 @@ func (r *Relay) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// isClosed reports whether r is closed, or shuts down.
-func (r *Relay) isClosed() bool {
+// refusesRuns reports whether r starts no run: it is closed, or shuts
+// down.
+func (r *Relay) refusesRuns() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.closed || r.draining
+}
+
+// isClosed reports whether r is closed.
+func (r *Relay) isClosed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.closed
 }
 
 // runsHere reports whether this relay runs a run of t now.

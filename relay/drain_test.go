@@ -79,6 +79,8 @@ func TestRelayShutdown(t *testing.T) {
 			status, header, body := send(t, http.MethodPost, base+"/agent", "", []byte(`{"threadId":"n","runId":"r","messages":[]}`))
 			assert.Equal(t, http.StatusServiceUnavailable, status, "a new run: %s", body)
 			assert.Equal(t, "1", header.Get("Retry-After"))
+			status, _, body = send(t, http.MethodGet, base+"/threads", "", nil)
+			assert.Equal(t, http.StatusOK, status, "the relay lists threads while it drains: %s", body)
 			sent := away.wait(t) // before the run ends, or the test fails
 			assert.Equal(t, "1", sent[len(sent)-1].id, "a viewer of a run that another relay runs is sent away after its prelude")
 			select {
@@ -105,6 +107,8 @@ func TestRelayShutdown(t *testing.T) {
 			status, body = health(t, base)
 			assert.Equal(t, http.StatusServiceUnavailable, status)
 			assert.Equal(t, "closed\n", body)
+			status, _, _ = send(t, http.MethodGet, base+"/threads", "", nil)
+			assert.Equal(t, http.StatusServiceUnavailable, status, "a closed relay lists nothing")
 		})
 	}
 }

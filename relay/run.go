@@ -105,7 +105,7 @@ func (r *Relay) startRun(req *http.Request, t *thread, g Grant, body []byte, tak
 	if t.running != nil {
 		return nil, http.StatusConflict, fmt.Errorf("aguistate: thread %q: a run is in progress", t.id)
 	}
-	if r.isClosed() {
+	if r.refusesRuns() {
 		return nil, http.StatusServiceUnavailable, errDraining
 	}
 	l := t.store
