@@ -10,6 +10,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -17,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aguistate/aguistate/internal/agenttest"
 	"github.com/aguistate/aguistate/relay"
 	"github.com/stretchr/testify/require"
 )
@@ -180,18 +180,24 @@ func churnThread(ctx context.Context, s relay.Store, id string, remove bool) err
 // function that runs a thread through it over HTTP and deletes it, as a
 // client would.
 func churnRelay(b *testing.B, s relay.Store) func(ctx context.Context, id string) error {
-	agent := agenttest.NewScript(b, func(input []byte) [][]byte {
+	// An agent of its own: agenttest's keeps every request, which would be
+	// measured with the relay.
+	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		var in struct{ ThreadID, RunID string }
-		_ = json.Unmarshal(input, &in)
+		_ = json.NewDecoder(req.Body).Decode(&in)
 		ids := fmt.Sprintf(`"threadId":%q,"runId":%q`, in.ThreadID, in.RunID)
-		return [][]byte{
-			[]byte(`{"type":"RUN_STARTED",` + ids + `}`),
-			[]byte(`{"type":"TEXT_MESSAGE_START","messageId":"msg-0001","role":"assistant"}`),
-			[]byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"msg-0001","delta":"a few words of the answer, streamed"}`),
-			[]byte(`{"type":"TEXT_MESSAGE_END","messageId":"msg-0001"}`),
-			[]byte(`{"type":"RUN_FINISHED",` + ids + `}`),
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, ev := range []string{
+			`{"type":"RUN_STARTED",` + ids + `}`,
+			`{"type":"TEXT_MESSAGE_START","messageId":"msg-0001","role":"assistant"}`,
+			`{"type":"TEXT_MESSAGE_CONTENT","messageId":"msg-0001","delta":"a few words of the answer, streamed"}`,
+			`{"type":"TEXT_MESSAGE_END","messageId":"msg-0001"}`,
+			`{"type":"RUN_FINISHED",` + ids + `}`,
+		} {
+			fmt.Fprintf(w, "data: %s\n\n", ev)
 		}
-	})
+	}))
+	b.Cleanup(agent.Close)
 	srv := newRelayServer(b, agent.URL, s, true)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: churnWorkers}}
 	b.Cleanup(client.CloseIdleConnections)
