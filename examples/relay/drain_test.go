@@ -309,10 +309,11 @@ func TestChurnRSS(t *testing.T) {
 				}
 				close(ids)
 				wg.Wait()
+				late := ctx.Err()
 				cancel()
 				close(errs)
 				require.NoError(t, <-errs)
-				require.NoError(t, ctx.Err(), "round %d within 10 minutes", r+1)
+				require.NoError(t, late, "round %d within 10 minutes", r+1)
 				rss = append(rss, rssMiB(t, cmd.Process.Pid))
 			}
 			t.Logf("%s: %d threads in %s; VmRSS after each %d: %.1f MiB", tc.name, threads, time.Since(start).Round(time.Second), round, rss)
