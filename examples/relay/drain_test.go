@@ -228,13 +228,15 @@ func rssMiB(t *testing.T, pid int) float64 {
 // after the last 20,000 it is at most 25% (and 16 MiB) above what it was
 // after the first 20,000. "max-threads" keeps every thread (the default
 // bound of 10,000 evicts), "ttl" lets them expire after 1 s (with no bound),
-// "delete" deletes each with DELETE /threads/{threadId} (with no bound). It
-// takes minutes: it runs when AGUISTATE_CHURN is set, to the modes it
-// names ("all", or a comma-separated list).
+// "delete" deletes each with DELETE /threads/{threadId} (with no bound);
+// "unbounded", which keeps them all, shows that the measure sees a relay
+// that grows: it must grow by 50 MiB at least. It takes minutes: it runs
+// when AGUISTATE_CHURN is set, to the modes it names ("all", or a
+// comma-separated list).
 func TestChurnRSS(t *testing.T) {
 	which := os.Getenv("AGUISTATE_CHURN")
 	if which == "" {
-		t.Skip("set AGUISTATE_CHURN=all (or max-threads,ttl,delete) to run 100,000 threads through the relay")
+		t.Skip("set AGUISTATE_CHURN=all (or max-threads,ttl,delete,unbounded) to run 100,000 threads through the relay")
 	}
 	bin := buildRelay(t)
 	agent := agenttest.NewScript(t, script)
@@ -242,10 +244,12 @@ func TestChurnRSS(t *testing.T) {
 		name   string
 		args   []string
 		delete bool
+		grows  bool
 	}{
-		{"max-threads", nil, false},
-		{"ttl", []string{"-ttl", "1s", "-max-threads", "1000000000"}, false},
-		{"delete", []string{"-max-threads", "1000000000"}, true},
+		{"max-threads", nil, false, false},
+		{"ttl", []string{"-ttl", "1s", "-max-threads", "1000000000"}, false, false},
+		{"delete", []string{"-max-threads", "1000000000"}, true, false},
+		{"unbounded", []string{"-max-threads", "1000000000"}, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if which != "all" && !strings.Contains(","+which+",", ","+tc.name+",") {
@@ -317,6 +321,10 @@ func TestChurnRSS(t *testing.T) {
 				rss = append(rss, rssMiB(t, cmd.Process.Pid))
 			}
 			t.Logf("%s: %d threads in %s; VmRSS after each %d: %.1f MiB", tc.name, threads, time.Since(start).Round(time.Second), round, rss)
+			if tc.grows {
+				assert.Greater(t, rss[len(rss)-1], rss[0]+50, "resident memory grows with the threads kept")
+				return
+			}
 			assert.LessOrEqual(t, rss[len(rss)-1], max(rss[0]*1.25, rss[0]+16), "resident memory stays flat")
 		})
 	}
