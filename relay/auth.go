@@ -30,8 +30,8 @@ const (
 )
 
 // Authorize decides whether req may do action on thread, and in whose name.
-// A [Relay] calls it (as [Options].Authorize) on every route before it
-// reads or runs anything, with the thread id of the path, or of the run
+// A [Relay] calls it (as [Options].Authorize) on every route but GET
+// /healthz before it reads or runs anything, with the thread id of the path, or of the run
 // input for POST /agent (whose body is read first, within MaxInput). It
 // may be called concurrently.
 //

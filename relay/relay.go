@@ -51,8 +51,8 @@ type Options struct {
 	// Store keeps the threads. Relays that share a store serve the same
 	// threads. Default: a new [Memory].
 	Store Store
-	// Authorize, when set, decides who may do what: every route calls it
-	// before it reads or runs anything (see [Authorize]). Default: nil,
+	// Authorize, when set, decides who may do what: every route but GET
+	// /healthz calls it before it reads or runs anything (see [Authorize]). Default: nil,
 	// and the relay authenticates nobody: anyone who can reach it reads,
 	// joins, runs and stops every thread.
 	Authorize Authorize
