@@ -31,9 +31,9 @@ const (
 
 // Authorize decides whether req may do action on thread, and in whose name.
 // A [Relay] calls it (as [Options].Authorize) on every route but GET
-// /healthz before it reads or runs anything, with the thread id of the path, or of the run
-// input for POST /agent (whose body is read first, within MaxInput). It
-// may be called concurrently.
+// /healthz before it reads or runs anything, with the thread id of the
+// path, or of the run input for POST /agent (whose body is read first,
+// within MaxInput). It may be called concurrently.
 //
 // It returns the [Grant] of the request, or an error that refuses it: one
 // wrapping [ErrUnauthenticated] gets 401 (with WWW-Authenticate: Bearer,

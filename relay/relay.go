@@ -52,9 +52,9 @@ type Options struct {
 	// threads. Default: a new [Memory].
 	Store Store
 	// Authorize, when set, decides who may do what: every route but GET
-	// /healthz calls it before it reads or runs anything (see [Authorize]). Default: nil,
-	// and the relay authenticates nobody: anyone who can reach it reads,
-	// joins, runs and stops every thread.
+	// /healthz calls it before it reads or runs anything (see
+	// [Authorize]). Default: nil, and the relay authenticates nobody:
+	// anyone who can reach it reads, joins, runs and stops every thread.
 	Authorize Authorize
 	// AllowOrigins lists the origins (RFC 6454: "https://app.example.com",
 	// scheme, host and port, no path) whose pages may call the relay
