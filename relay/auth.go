@@ -22,17 +22,18 @@ const (
 	ActionJoin Action = "join"
 	// ActionStop: POST /threads/{threadId}/stop, the end of its run.
 	ActionStop Action = "stop"
-	// ActionList: a list of the tenant's threads; the thread is "".
+	// ActionList: GET /threads, a list of the tenant's threads; the thread
+	// is "".
 	ActionList Action = "list"
-	// ActionDelete: the removal of a thread.
+	// ActionDelete: DELETE /threads/{threadId}, the removal of a thread.
 	ActionDelete Action = "delete"
 )
 
 // Authorize decides whether req may do action on thread, and in whose name.
-// A [Relay] calls it (as [Options].Authorize) on every route before it
-// reads or runs anything, with the thread id of the path, or of the run
-// input for POST /agent (whose body is read first, within MaxInput). It
-// may be called concurrently.
+// A [Relay] calls it (as [Options].Authorize) on every route but GET
+// /healthz before it reads or runs anything, with the thread id of the
+// path, or of the run input for POST /agent (whose body is read first,
+// within MaxInput). It may be called concurrently.
 //
 // It returns the [Grant] of the request, or an error that refuses it: one
 // wrapping [ErrUnauthenticated] gets 401 (with WWW-Authenticate: Bearer,

@@ -6,7 +6,8 @@
 // Use [New] for a Relay, an http.Handler: clients POST runs to it as to the
 // agent, and viewers join a thread at any event boundary and reconnect
 // with Last-Event-ID, as docs/server.md describes. Several relays on one store
-// serve the same threads. Use [Stop] to stop a run from Go.
+// serve the same threads. Use [Stop] to stop a run from Go, and
+// [Relay.Shutdown] to let a relay's runs end before it stops (a deploy).
 //
 // # The edge
 //

@@ -78,14 +78,18 @@ type sseStream struct {
 	events chan []sseEvent
 }
 
-// openSSE sends a request with body (a GET when nil) and Last-Event-ID
-// lastID (none when ""), and reads its SSE answer, which must be 200.
-func openSSE(t testing.TB, method, url string, body []byte, lastID string, n int) *sseStream {
+// openSSE sends a request with body (a GET when nil), Last-Event-ID
+// lastID (none when "") and the header's name and value pairs, and reads
+// its SSE answer, which must be 200; s.first is closed after its nth event.
+func openSSE(t testing.TB, method, url string, body []byte, lastID string, n int, header ...string) *sseStream {
 	s := &sseStream{first: make(chan struct{}), events: make(chan []sseEvent, 1)}
 	req, err := http.NewRequest(method, url, bytes.NewReader(body))
 	require.NoError(t, err)
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
 	}
 	go func() {
 		var once sync.Once

@@ -59,7 +59,7 @@ func (r *Relay) postAgent(w http.ResponseWriter, req *http.Request) {
 	var j joinPoint
 	if err == nil { // the hub delivers the run's events from its first on
 		taken = 0 // the run gives it back
-		j = joinPoint{after: t.pos, running: true, sub: t.subscribe(), hub: true}
+		j = joinPoint{after: t.pos, running: true, sub: t.subscribe(), hub: true, gone: t.gone}
 		j.sub.holds = true
 	}
 	t.mu.Unlock()
@@ -68,7 +68,7 @@ func (r *Relay) postAgent(w http.ResponseWriter, req *http.Request) {
 	case status == http.StatusConflict:
 		r.fail(w, req, status, err.Error(), nil)
 		return
-	case errors.Is(err, errClosed):
+	case errors.Is(err, errClosed), errors.Is(err, errDraining):
 		r.busy(w, req, http.StatusServiceUnavailable, err.Error())
 		return
 	default:

@@ -53,10 +53,10 @@ type Options struct {
 	// Store keeps the threads. Relays that share a store serve the same
 	// threads. Default: a new [Memory].
 	Store Store
-	// Authorize, when set, decides who may do what: every route calls it
-	// before it reads or runs anything (see [Authorize]). Default: nil,
-	// and the relay authenticates nobody: anyone who can reach it reads,
-	// joins, runs and stops every thread.
+	// Authorize, when set, decides who may do what: every route but GET
+	// /healthz calls it before it reads or runs anything (see
+	// [Authorize]). Default: nil, and the relay authenticates nobody:
+	// anyone who can reach it reads, joins, runs and stops every thread.
 	Authorize Authorize
 	// AllowOrigins lists the origins (RFC 6454: "https://app.example.com",
 	// scheme, host and port, no path) whose pages may call the relay
@@ -146,7 +146,7 @@ type Options struct {
 // each thread's runs against the agent, records every event in a [Store],
 // and streams the events to any number of viewers, who may join at any
 // event boundary and reconnect without losing or doubling an event. It is
-// an [http.Handler] with four routes:
+// an [http.Handler] with these routes:
 //
 //   - POST /agent takes a RunAgentInput, as the agent does, runs it, and
 //     streams the run's events back (SSE), each with its position in the
@@ -162,12 +162,22 @@ type Options struct {
 //   - GET /threads/{threadId} returns {"state": ..., "messages": [...]}.
 //   - POST /threads/{threadId}/stop stops the thread's run in progress
 //     (202), whichever relay runs it, or answers 409 when none runs.
+//   - GET /threads lists the tenant's threads, newest change first, a page
+//     at a time: {"threads": [{"threadId", "updatedAt", "running",
+//     "lastRunId", "events"}], "next": CURSOR}, with ?limit=N and
+//     ?cursor=CURSOR (see [Store.Threads]).
+//   - DELETE /threads/{threadId} deletes the thread ([Store.Delete]) and
+//     ends its event streams on this relay (204); 409 while a run of it is
+//     in progress, 404 when it has no event.
+//   - GET /healthz answers 200 while the relay serves and its store
+//     answers, 503 otherwise and once [Relay.Shutdown] is called. It is
+//     the one route that calls no [Authorize] hook.
 //
 // Every answer carries an X-Request-Id header; an error's text names what
 // failed and that id, and the Logger gets the details. docs/server.md
 // describes the ids, the prelude, the record of a run and the relay's
-// edge. A Relay is safe for concurrent use. Close it when
-// done.
+// edge (docs/server.md). A Relay is safe for concurrent use. Close it when
+// done, or let its runs end first with Shutdown.
 type Relay struct {
 	agent  *aguistate.Agent
 	o      Options
@@ -180,12 +190,19 @@ type Relay struct {
 	inputs budget     // the bytes of run inputs held
 	tel    *telemetry // metrics and spans
 
-	mu      sync.Mutex
-	threads map[threadKey]*thread // in use by a request or a run
-	viewers int                   // event streams served
-	closed  bool
-	runs    sync.WaitGroup // runs in progress
-	posts   sync.WaitGroup // the streams of runs to the clients that POSTed them
+	drain chan struct{} // closed when Shutdown is called
+
+	health    sync.Mutex // the probe of GET /healthz
+	healthAt  time.Time  // the time of the last probe
+	healthErr error      // its answer
+
+	mu       sync.Mutex
+	threads  map[threadKey]*thread // in use by a request or a run
+	viewers  int                   // event streams served
+	closed   bool
+	draining bool           // Shutdown was called: no run starts
+	runs     sync.WaitGroup // runs in progress
+	posts    sync.WaitGroup // the streams of runs to the clients that POSTed them
 }
 
 // New returns a Relay in front of agent, configured by opts. The relay
@@ -199,7 +216,7 @@ func New(agent *aguistate.Agent, opts *Options) *Relay {
 	if agent == nil {
 		agent = &aguistate.Agent{}
 	}
-	r := &Relay{agent: agent, threads: make(map[threadKey]*thread)}
+	r := &Relay{agent: agent, threads: make(map[threadKey]*thread), drain: make(chan struct{})}
 	if opts != nil {
 		r.o = *opts
 	}
@@ -236,6 +253,9 @@ func New(agent *aguistate.Agent, opts *Options) *Relay {
 	r.mux.HandleFunc("GET /threads/{threadId}/events", r.getEvents)
 	r.mux.HandleFunc("GET /threads/{threadId}", r.getThread)
 	r.mux.HandleFunc("POST /threads/{threadId}/stop", r.postStop)
+	r.mux.HandleFunc("GET /threads", r.getThreads)
+	r.mux.HandleFunc("DELETE /threads/{threadId}", r.deleteThread)
+	r.mux.HandleFunc("GET /healthz", r.getHealth)
 	return r
 }
 
@@ -297,7 +317,7 @@ func (r *Relay) acquire(tenant, id string, viewer bool) (*thread, error) {
 	key := threadKey{tenant, id}
 	t := r.threads[key]
 	if t == nil {
-		t = &thread{r: r, key: key, id: id, store: r.tenant(tenant), subs: make(map[*sub]struct{})}
+		t = &thread{r: r, key: key, id: id, store: r.tenant(tenant), subs: make(map[*sub]struct{}), gone: make(chan struct{})}
 	}
 	if viewer {
 		if err := r.admit(t); err != nil {

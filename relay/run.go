@@ -111,6 +111,9 @@ func (r *Relay) startRun(req *http.Request, t *thread, g Grant, body []byte, tak
 	if t.running != nil {
 		return nil, http.StatusConflict, fmt.Errorf("aguistate: thread %q: a run is in progress", t.id)
 	}
+	if r.refusesRuns() {
+		return nil, http.StatusServiceUnavailable, errDraining
+	}
 	l := t.store
 	if err := l.Lease(ctx, t.id, r.holder, in.RunID, r.o.LeaseTTL); errors.Is(err, ErrLeased) {
 		return nil, http.StatusConflict, fmt.Errorf("aguistate: thread %q: another relay runs a run of it", t.id)
@@ -129,9 +132,9 @@ func (r *Relay) startRun(req *http.Request, t *thread, g Grant, body []byte, tak
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
+	if r.closed || r.draining {
 		_ = l.Release(ctx, t.id, r.holder)
-		return nil, http.StatusServiceUnavailable, errClosed
+		return nil, http.StatusServiceUnavailable, errDraining
 	}
 	ru := &run{t: t, body: body, taken: taken, header: g.Header, in: in, state: state, reqID: requestID(ctx),
 		started: make(chan error, 1), done: make(chan struct{}), from: t.pos, lastPos: t.pos}

@@ -31,6 +31,7 @@ type thread struct {
 	pos     int64               // the log's events that c has applied
 	cpPos   int64               // position of the store's checkpoint, as far as known
 	running *run                // this relay's run on the thread, or nil
+	gone    chan struct{}       // closed when the thread is deleted through this relay (see deleted), then made again
 
 	subs      map[*sub]struct{}
 	lagging   map[*sub]int64     // subs the hub dropped, by the position after which they read the log

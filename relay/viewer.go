@@ -25,8 +25,9 @@ type joinPoint struct {
 	prelude [][]byte
 	after   int64
 	running bool
-	sub     *sub // nil when no run is in progress
-	hub     bool // sub delivers every event after after: the log need not be read first
+	sub     *sub            // nil when no run is in progress
+	hub     bool            // sub delivers every event after after: the log need not be read first
+	gone    <-chan struct{} // closed when the thread is deleted through this relay
 }
 
 // join returns where a viewer with the SSE Last-Event-ID lastID joins t:
@@ -34,7 +35,7 @@ type joinPoint struct {
 // longer hold: stream then sends a prelude); else with a prelude that
 // brings it to t.pos. The caller holds t.mu and has synced t.
 func (t *thread) join(lastID string) joinPoint {
-	j := joinPoint{running: t.c.Running()}
+	j := joinPoint{running: t.c.Running(), gone: t.gone}
 	if t.isPosition(lastID) {
 		j.after, _ = strconv.ParseInt(lastID, 10, 64)
 	} else {
@@ -264,6 +265,7 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 		runDone = ru.done
 	}
 	var grace <-chan time.Time // fires a while after ru ended
+	drain := r.drain           // nil once the stream has seen it
 	for {
 		if grace != nil && len(j.sub.ch) == 0 && over(false) {
 			sw.end()
@@ -280,6 +282,15 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 			return
 		case <-r.ctx.Done():
 			return
+		case <-j.gone: // deleted: nothing more to follow
+			sw.end()
+			return
+		case <-drain: // the relay shuts down: a viewer of a run that another relay runs reconnects elsewhere
+			drain = nil
+			if ru == nil && !t.runsHere() {
+				sw.end()
+				return
+			}
 		case <-tick.C:
 			sw.comment("keep-alive")
 		case <-runDone:
@@ -298,6 +309,12 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 			j.sub.take(e)
 			switch {
 			case !ok || e.pos > sent+1: // fell behind the hub, or a gap: read the log
+				select {
+				case <-j.gone: // the hub dropped the stream as the thread was deleted
+					sw.end()
+					return
+				default:
+				}
 				if !ok { // back on the hub, once the log brings the stream there
 					t.mu.Lock()
 					dropped, j.sub = j.sub, t.subscribe()

@@ -8,7 +8,7 @@
 //
 //	go run ./examples/relay -agent URL [-listen 127.0.0.1:8080] [-store memory|redis://HOST:PORT|postgres://...]
 //	    [-H 'Name: value']... [-tokens FILE] [-cors-origin ORIGIN]... [-idle-timeout 5m] [-max-run 0]
-//	    [-metrics ADDR]
+//	    [-ttl 0] [-max-threads 10000] [-drain 30s] [-metrics ADDR]
 //
 // -agent is the agent's run endpoint. -listen is the address to serve on.
 // -store keeps the threads: "memory" (the default) in this process, a
@@ -36,19 +36,29 @@
 // (names aguistate_relay_...; docs/server.md, "Metrics and traces"), on a
 // listener of their own, which the relay's routes do not reach.
 //
+// -ttl removes a thread whose log has not grown for that long, on every
+// store (0, the default: never). -max-threads bounds the threads the memory
+// store holds (default 10,000): past it, the least recently used thread
+// that no run holds is removed.
+//
 // Routes: POST /agent takes a RunAgentInput as the agent does, and streams
 // the run's events back, each with its position in the thread as its SSE
 // id; GET /threads/{threadId}/events joins a thread (optional
 // Last-Event-ID) and follows it until its run ends; GET /threads/{threadId}
 // returns {"state": ..., "messages": [...]}; POST /threads/{threadId}/stop
-// stops its run; POST /session (with -tokens) sets the session cookie.
+// stops its run; GET /threads lists the tenant's threads (?limit=N,
+// ?cursor=C); DELETE /threads/{threadId} deletes one; GET /healthz (no
+// token) answers 200 while the relay serves and its store answers; POST
+// /session (with -tokens) sets the session cookie.
 //
 // Standard error gets one line when the relay listens, and the relay's
-// warnings. SIGINT or SIGTERM stops it: runs in progress end with a
-// RUN_ERROR (code AGUISTATE_RELAY_STOPPED). The exit status is 0 after a
-// signal, 1 when the store does not answer or the address cannot be
-// listened on, and 2 for bad usage (a tokens file that cannot be read
-// included).
+// warnings. SIGINT or SIGTERM drains it (relay.Relay.Shutdown): new runs
+// get 503 with Retry-After and GET /healthz 503, while the runs in
+// progress go on for at most -drain (default 30 s); those still going on
+// then end with a RUN_ERROR (code AGUISTATE_RELAY_STOPPED). The exit status
+// is 0 after a signal, 1 when the store does not answer or the address
+// cannot be listened on, and 2 for bad usage (a tokens file that cannot be
+// read included).
 package main
 
 import (
@@ -97,10 +107,14 @@ func run(ctx context.Context, args []string, stderr io.Writer, listening chan<- 
 	flags.Var(&origins, "cors-origin", "an `origin` whose pages may call the relay (CORS); may repeat")
 	idle := flags.Duration("idle-timeout", 5*time.Minute, "end a run whose agent sends nothing for this `long`")
 	maxRun := flags.Duration("max-run", 0, "end a run that goes on for longer than this (0: no limit)")
+	ttl := flags.Duration("ttl", 0, "remove a thread whose log has not grown for this `long` (0: never)")
+	maxThreads := flags.Int("max-threads", 10_000, "the most threads the memory store holds, evicting the least recently used")
+	drain := flags.Duration("drain", 30*time.Second, "on SIGTERM or SIGINT, let runs in progress go on for this `long`")
 	metricsAddr := flags.String("metrics", "", "serve the metrics at http://`ADDR`/metrics, Prometheus text format (default: none)")
 	flags.Usage = func() {
 		fmt.Fprintln(stderr, "usage: relay -agent URL [-listen 127.0.0.1:8080] [-store memory|redis://HOST:PORT|postgres://...] [-H 'Name: value']...\n"+
-			"             [-tokens FILE] [-cors-origin ORIGIN]... [-idle-timeout 5m] [-max-run 0] [-metrics ADDR]")
+			"             [-tokens FILE] [-cors-origin ORIGIN]... [-idle-timeout 5m] [-max-run 0] [-ttl 0] [-max-threads 10000] [-drain 30s]\n"+
+			"             [-metrics ADDR]")
 		flags.PrintDefaults()
 	}
 	if err := flags.Parse(args); err == flag.ErrHelp {
@@ -110,6 +124,10 @@ func run(ctx context.Context, args []string, stderr io.Writer, listening chan<- 
 	}
 	if *agent == "" || flags.NArg() > 0 {
 		flags.Usage()
+		return 2
+	}
+	if *ttl < 0 || *maxThreads < 1 || *drain < 0 {
+		fmt.Fprintln(stderr, "error: -ttl and -drain are 0 or more, -max-threads 1 or more")
 		return 2
 	}
 	var auth *tokens
@@ -122,7 +140,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, listening chan<- 
 	}
 
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	store, where, closeStore, err := openStore(ctx, *storeURL, logger)
+	store, where, closeStore, err := openStore(ctx, *storeURL, storeOptions{ttl: *ttl, maxThreads: *maxThreads, logger: logger})
 	if errors.Is(err, errUsage) {
 		fmt.Fprintln(stderr, "error:", err)
 		return 2
@@ -177,9 +195,14 @@ func run(ctx context.Context, args []string, stderr io.Writer, listening chan<- 
 		fmt.Fprintln(stderr, "error:", err)
 		return 1
 	}
-	_ = r.Close() // ends the runs, and with them their streams
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	fmt.Fprintf(stderr, "relay: draining (at most %v)\n", *drain)
+	draining, cancel := context.WithTimeout(context.Background(), *drain)
 	defer cancel()
+	if err := r.Shutdown(draining); err != nil { // the runs still in progress were ended, and with them their streams
+		fmt.Fprintln(stderr, "relay: the drain ended with runs in progress:", err)
+	}
+	shutdown, cancelShutdown := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancelShutdown()
 	_ = srv.Shutdown(shutdown)
 	return 0
 }
@@ -214,15 +237,23 @@ func (o *origins) Set(s string) error {
 // errUsage reports a -store value that names no store.
 var errUsage = errors.New("-store is memory, a redis:// URL or a postgres:// URL")
 
-// openStore returns the store that url names, checked to answer, where it
-// is (for the log: the URL without its password, and the size of the
-// connection pool), and a function that closes it.
-func openStore(ctx context.Context, url string, logger *slog.Logger) (relay.Store, string, func(), error) {
+// storeOptions are the flags that configure a store.
+type storeOptions struct {
+	ttl        time.Duration // -ttl: every store
+	maxThreads int           // -max-threads: the memory store
+	logger     *slog.Logger
+}
+
+// openStore returns the store that url names, configured by o and checked
+// to answer, where it is (for the log: the URL without its password, and
+// the size of the connection pool), and a function that closes it.
+func openStore(ctx context.Context, url string, o storeOptions) (relay.Store, string, func(), error) {
+	logger := o.logger
 	ping, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	switch {
 	case url == "memory":
-		return relay.NewMemory(nil), "memory", func() {}, nil
+		return relay.NewMemory(&relay.MemoryOptions{MaxThreads: o.maxThreads, TTL: o.ttl}), "memory", func() {}, nil
 	case strings.HasPrefix(url, "redis://"), strings.HasPrefix(url, "rediss://"):
 		opt, err := redis.ParseURL(url)
 		if err != nil {
@@ -234,7 +265,7 @@ func openStore(ctx context.Context, url string, logger *slog.Logger) (relay.Stor
 			rdb.Close()
 			return nil, "", nil, fmt.Errorf("aguistate: the store does not answer at %s: %w", opt.Addr, err)
 		}
-		s := redisstore.New(rdb, &redisstore.Options{Logger: logger})
+		s := redisstore.New(rdb, &redisstore.Options{Logger: logger, TTL: o.ttl})
 		where := fmt.Sprintf("%s (a pool of %d connections)", storeName(url), rdb.Options().PoolSize)
 		return s, where, func() { s.Close(); rdb.Close() }, nil
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
@@ -246,7 +277,7 @@ func openStore(ctx context.Context, url string, logger *slog.Logger) (relay.Stor
 			pool.Close()
 			return nil, "", nil, fmt.Errorf("aguistate: the store does not answer: %w", err)
 		}
-		s, err := pgstore.New(pool, &pgstore.Options{Logger: logger})
+		s, err := pgstore.New(pool, &pgstore.Options{Logger: logger, TTL: o.ttl})
 		if err != nil {
 			pool.Close()
 			return nil, "", nil, err

@@ -12,8 +12,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -226,6 +224,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"-agent", "http://127.0.0.1:1", "-listen", "256.0.0.1:1"}, 1, "error:"},
 		{[]string{"-agent", "http://127.0.0.1:1", "-tokens", "/nonexistent/tokens"}, 2, "error: -tokens:"},
 		{[]string{"-agent", "http://127.0.0.1:1", "-cors-origin", "https://app.example.com/path"}, 2, "is not an origin"},
+		{[]string{"-agent", "http://127.0.0.1:1", "-max-threads", "0"}, 2, "-max-threads 1 or more"},
+		{[]string{"-agent", "http://127.0.0.1:1", "-ttl", "-1s"}, 2, "-ttl and -drain are 0 or more"},
 	} {
 		var stderr bytes.Buffer
 		assert.Equal(t, tt.status, run(context.Background(), tt.args, &stderr, nil), "%v", tt.args)
@@ -242,32 +242,14 @@ func TestKill(t *testing.T) {
 	if store == "" {
 		t.Skip("Redis does not answer at 127.0.0.1:6379")
 	}
-	bin := filepath.Join(t.TempDir(), "relay")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
+	bin := buildRelay(t)
 	agent := agenttest.NewScript(t, script)
 	release := agent.Hold(3)
 	defer release()
 	thread := newThread(t)
 
-	startProcess := func() (string, *exec.Cmd) {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		addr := ln.Addr().String()
-		require.NoError(t, ln.Close())
-		cmd := exec.Command(bin, "-agent", agent.URL, "-store", store, "-listen", addr)
-		var stderr lockedBuffer
-		cmd.Stderr = &stderr
-		require.NoError(t, cmd.Start())
-		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		for deadline := time.Now().Add(10 * time.Second); !strings.Contains(stderr.String(), "relay: http://"); time.Sleep(10 * time.Millisecond) {
-			require.True(t, time.Now().Before(deadline), "the relay starts: %s", stderr.String())
-		}
-		return "http://" + addr, cmd
-	}
-	a, killed := startProcess()
-	b, _ := startProcess()
+	a, killed, _ := startProcess(t, bin, "-agent", agent.URL, "-store", store)
+	b, _, _ := startProcess(t, bin, "-agent", agent.URL, "-store", store)
 
 	var mu sync.Mutex
 	to := a

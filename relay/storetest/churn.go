@@ -3,9 +3,16 @@
 package storetest
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"maps"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -47,7 +54,10 @@ var (
 //   - "expire" lets each expire (h.Expiring, a TTL of 1 s), and measures
 //     again once the TTL has passed;
 //   - "keep" keeps them: a bounded store evicts, another grows, by what
-//     each thread costs it.
+//     each thread costs it;
+//   - "relay" runs each thread through a [relay.Relay] on the store, over
+//     HTTP (POST /agent to a fake agent whose run streams five events),
+//     and deletes it with DELETE /threads/{threadId}.
 //
 // It is a measurement, not a timed benchmark: run it once, alone, with
 // -benchtime 1x. It reports the sizes after the last round, and threads/s.
@@ -63,6 +73,7 @@ func BenchChurn(b *testing.B, h Harness) {
 		{"delete", func(b *testing.B, ns string) relay.Store { return h.Open(b, ns, "") }, true},
 		{"expire", func(b *testing.B, ns string) relay.Store { return h.Expiring(b, ns, churnTTL) }, false},
 		{"keep", func(b *testing.B, ns string) relay.Store { return h.Open(b, ns, "") }, false},
+		{"relay", func(b *testing.B, ns string) relay.Store { return h.Open(b, ns, "") }, true},
 	}
 	for _, mode := range modes {
 		b.Run(mode.name, func(b *testing.B) {
@@ -71,14 +82,20 @@ func BenchChurn(b *testing.B, h Harness) {
 			}
 			for range b.N {
 				ns := namespace(b)
-				churn(b, h, ns, mode.open(b, ns), mode.delete, mode.name == "expire")
+				s := mode.open(b, ns)
+				one := func(ctx context.Context, id string) error { return churnThread(ctx, s, id, mode.delete) }
+				if mode.name == "relay" {
+					one = churnRelay(b, s)
+				}
+				churn(b, h, ns, s, one, mode.name == "expire")
 			}
 		})
 	}
 }
 
-// churn runs churnThreads threads through s, logging h.Size every round.
-func churn(b *testing.B, h Harness, ns string, s relay.Store, remove, expire bool) {
+// churn runs churnThreads threads through one, on s, logging h.Size every
+// round.
+func churn(b *testing.B, h Harness, ns string, s relay.Store, one func(ctx context.Context, id string) error, expire bool) {
 	ctx := context.Background() // each round has its own bound
 	var sizes []map[string]float64
 	var labels []string
@@ -98,7 +115,7 @@ func churn(b *testing.B, h Harness, ns string, s relay.Store, remove, expire boo
 		for range churnWorkers {
 			wg.Go(func() {
 				for i := next.Add(1) - 1; i < end && roundCtx.Err() == nil; i = next.Add(1) - 1 {
-					if err := churnThread(roundCtx, s, fmt.Sprintf("churn-%06d", i), remove); err != nil {
+					if err := one(roundCtx, fmt.Sprintf("churn-%06d", i)); err != nil {
 						errs <- err
 						return
 					}
@@ -159,4 +176,63 @@ func churnThread(ctx context.Context, s relay.Store, id string, remove bool) err
 		return s.Delete(ctx, id)
 	}
 	return nil
+}
+
+// churnRelay starts a relay on s in front of a fake agent, and returns a
+// function that runs a thread through it over HTTP and deletes it, as a
+// client would.
+func churnRelay(b *testing.B, s relay.Store) func(ctx context.Context, id string) error {
+	// An agent of its own: agenttest's keeps every request, which would be
+	// measured with the relay.
+	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var in struct{ ThreadID, RunID string }
+		_ = json.NewDecoder(req.Body).Decode(&in)
+		ids := fmt.Sprintf(`"threadId":%q,"runId":%q`, in.ThreadID, in.RunID)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, ev := range []string{
+			`{"type":"RUN_STARTED",` + ids + `}`,
+			`{"type":"TEXT_MESSAGE_START","messageId":"msg-0001","role":"assistant"}`,
+			`{"type":"TEXT_MESSAGE_CONTENT","messageId":"msg-0001","delta":"a few words of the answer, streamed"}`,
+			`{"type":"TEXT_MESSAGE_END","messageId":"msg-0001"}`,
+			`{"type":"RUN_FINISHED",` + ids + `}`,
+		} {
+			fmt.Fprintf(w, "data: %s\n\n", ev)
+		}
+	}))
+	b.Cleanup(agent.Close)
+	// The relay's warnings (a store's error behind a 503) go to standard error.
+	// The default LeaseTTL bounds each store call: a loaded machine's
+	// PostgreSQL takes more than the scenarios' 500 ms.
+	srv := startRelay(b, agent.URL, relay.Options{Store: s,
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: churnWorkers}}
+	b.Cleanup(client.CloseIdleConnections)
+	do := func(ctx context.Context, method, url string, body []byte, want int) error {
+		req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		text, err := io.ReadAll(resp.Body)
+		switch {
+		case err != nil:
+			return err
+		case resp.StatusCode != want:
+			return fmt.Errorf("%s %s: %s: %s", method, url, resp.Status, text)
+		case method == http.MethodPost && !bytes.Contains(text, []byte(`"RUN_FINISHED"`)):
+			return fmt.Errorf("%s %s: the run did not finish: %s", method, url, text)
+		}
+		return nil
+	}
+	return func(ctx context.Context, id string) error {
+		input := fmt.Appendf(nil, `{"threadId":%q,"runId":"run-1","messages":[{"id":"u1","role":"user","content":"hello"}]}`, id)
+		if err := do(ctx, http.MethodPost, srv.srv.URL+"/agent", input, http.StatusOK); err != nil {
+			return err
+		}
+		return do(ctx, http.MethodDelete, srv.srv.URL+"/threads/"+id, nil, http.StatusNoContent)
+	}
 }

@@ -399,9 +399,10 @@ func testRelayRestart(t *testing.T, h Harness) {
 }
 
 // testRelayStoreDown serves a relay whose store is down: requests fail
-// with a clear error (503, "aguistate: ..."), nothing of the thread is
-// recorded, and once the store is back a run that was under way goes on
-// whole, though the store went down with an append on its way.
+// with a clear error (503, "aguistate: ..."), /healthz says so (503),
+// nothing of the thread is recorded, and once the store is back a run that
+// was under way goes on whole, though the store went down with an append
+// on its way.
 func testRelayStoreDown(t *testing.T, h Harness) {
 	ns := namespace(t)
 	agent := agenttest.NewScript(t, script(5))
@@ -415,7 +416,7 @@ func testRelayStoreDown(t *testing.T, h Harness) {
 	assert.Equal(t, http.StatusServiceUnavailable, he.StatusCode)
 	assert.True(t, strings.HasPrefix(he.Body, "aguistate: "), "a clear error: %q", he.Body)
 	assert.Empty(t, agent.Inputs(), "the agent was not called")
-	for _, path := range []string{"/threads/t", "/threads/t/events"} {
+	for _, path := range []string{"/threads/t", "/threads/t/events", "/threads", "/healthz"} {
 		resp, err := http.Get(down.srv.URL + path)
 		require.NoError(t, err)
 		resp.Body.Close()

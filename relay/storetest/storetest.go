@@ -9,7 +9,8 @@
 // scenarios on the store: two relays running one thread at once, a relay
 // killed mid-run whose viewers another relay serves and whose run it ends,
 // a viewer on one relay following a run on another, a restart, a store
-// that goes down, a store wrapped in a struct. A store without a server,
+// that goes down, a store wrapped in a struct, listing and deleting threads
+// through relays, a relay that drains. A store without a server,
 // such as [relay.Memory], goes down through a wrapper that fails its
 // calls. Use [Bench] and [BenchRelay] from benchmarks:
 //
@@ -127,6 +128,8 @@ var relayTests = []test{
 	{"Idle", testRelayIdle},
 	{"Tenants", testRelayTenants},
 	{"Stop", testRelayStop},
+	{"Manage", testRelayManage},
+	{"Drain", testRelayDrain},
 }
 
 // namespace returns a new namespace name, unique across processes.
