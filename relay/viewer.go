@@ -60,12 +60,21 @@ func (r *Relay) getEvents(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
+	thread, err := followMode(req)
+	if err != nil {
+		r.fail(w, req, http.StatusBadRequest, err.Error(), nil)
+		return
+	}
 	t := r.open(w, req, g, id, true)
 	if t == nil {
 		return
 	}
 	defer r.release(t)
 	defer r.leave(t)
+	if thread {
+		r.followThread(w, req, t)
+		return
+	}
 	if t.pos == 0 {
 		t.mu.Unlock()
 		r.noThread(w, req, t)
@@ -124,7 +133,25 @@ func (r *Relay) getThread(w http.ResponseWriter, req *http.Request) {
 // does not reconnect learns that it did not get the run's end; for a GET,
 // as it is, so that an EventSource reconnects with Last-Event-ID.
 func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j joinPoint, ru *run, post bool) {
-	ctx := req.Context()
+	sw := r.sse(w)
+	defer sw.close()
+	if _, ok := r.streamRun(sw, req, t, j, ru, post); ok {
+		sw.end()
+	}
+}
+
+// sse returns the writer of an SSE response to w.
+func (r *Relay) sse(w http.ResponseWriter) *sseWriter {
+	return &sseWriter{w: w, rc: http.NewResponseController(w), retry: r.o.Retry, timeout: r.o.WriteTimeout}
+}
+
+// streamRun does what stream does, writing to sw, and returns the last
+// position sent, with ok true when it has sent all it follows (the
+// run's end, or the log's when no run is in progress), the response then
+// left open (sw.end ends it). Otherwise the response needs nothing more:
+// the viewer is gone, the relay closed, or the stream lost its place.
+func (r *Relay) streamRun(sw *sseWriter, req *http.Request, t *thread, j joinPoint, ru *run, post bool) (sent int64, ok bool) {
+	w, ctx := sw.w, req.Context()
 	var dropped *sub // the subscription the hub dropped, until the stream is back on it
 	defer func() {
 		if j.sub != nil {
@@ -139,8 +166,6 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 			r.trim(ctx, t, before)
 		}
 	}()
-	sw := &sseWriter{w: w, rc: http.NewResponseController(w), retry: r.o.Retry, timeout: r.o.WriteTimeout}
-	defer sw.close()
 	if ru != nil { // the response ends once the run has: a next run of the thread is not refused
 		defer func() {
 			select {
@@ -150,7 +175,7 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 			}
 		}()
 	}
-	sent := j.after
+	sent = j.after
 	sendPrelude := func() {
 		for i, ev := range j.prelude {
 			switch i {
@@ -238,13 +263,12 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 	switch {
 	case err != nil && !sw.started:
 		r.storeFailed(w, req, err)
-		return
+		return sent, false
 	case err != nil:
 		lose(err)
-		return
+		return sent, false
 	case done || !j.running:
-		sw.end()
-		return
+		return sent, true
 	}
 	sw.begin()
 	tick := time.NewTicker(keepAlive)
@@ -256,20 +280,19 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 	var grace <-chan time.Time // fires a while after ru ended
 	for {
 		if grace != nil && len(j.sub.ch) == 0 && over(false) {
-			sw.end()
-			return
+			return sent, true
 		}
 		if len(j.sub.ch) == 0 {
 			sw.flush()
 		}
 		if sw.err != nil { // the viewer is gone, or read nothing for WriteTimeout
-			return
+			return sent, false
 		}
 		select {
 		case <-ctx.Done():
-			return
+			return sent, false
 		case <-r.ctx.Done():
-			return
+			return sent, false
 		case <-tick.C:
 			sw.comment("keep-alive")
 		case <-runDone:
@@ -279,10 +302,9 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 			switch done, err := r.finishStream(t, ru, &sent, over, readLog); {
 			case err != nil:
 				lose(err)
-				return
+				return sent, false
 			case done:
-				sw.end()
-				return
+				return sent, true
 			}
 		case e, ok := <-j.sub.ch:
 			j.sub.take(e)
@@ -305,17 +327,15 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 				switch {
 				case err != nil:
 					lose(err)
-					return
+					return sent, false
 				case done:
-					sw.end()
-					return
+					return sent, true
 				}
 			case e.pos == sent+1:
 				sw.event(strconv.FormatInt(e.pos, 10), true, e.event)
 				sent = e.pos
 				if over(e.end) {
-					sw.end()
-					return
+					return sent, true
 				}
 			}
 		}
