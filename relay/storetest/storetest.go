@@ -127,6 +127,8 @@ var relayTests = []test{
 	{"Idle", testRelayIdle},
 	{"Tenants", testRelayTenants},
 	{"Stop", testRelayStop},
+	{"FollowThread", testRelayFollowThread},
+	{"FollowDeleted", testRelayFollowDeleted},
 }
 
 // namespace returns a new namespace name, unique across processes.
