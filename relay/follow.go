@@ -96,16 +96,16 @@ func (r *Relay) followThread(w http.ResponseWriter, req *http.Request, t *thread
 var errDeleted = errors.New("aguistate: the thread was deleted")
 
 // awaitRun waits until the log of t holds an event after position after,
-// sending sw a keep-alive comment every keepAlive meanwhile, and returns
+// sending sw a keep-alive comment every r.keepAlive meanwhile, and returns
 // nil then. It returns an error when the stream is to end: ctx's, the
 // viewer's (a write failed), or errDeleted. A store that fails is retried,
 // as the hub's watcher retries it, and the viewer kept. The wait holds no
-// goroutine: the store's Follow blocks this one, each keepAlive at most.
+// goroutine: the store's Follow blocks this one, for r.keepAlive at most.
 func (r *Relay) awaitRun(ctx context.Context, sw *sseWriter, t *thread, after int64) error {
 	written := time.Now() // the last write to the viewer
 	failing := false      // the store failed since the last wait that timed out
 	for wait := 100 * time.Millisecond; ; {
-		wctx, cancel := context.WithDeadline(ctx, written.Add(keepAlive))
+		wctx, cancel := context.WithDeadline(ctx, written.Add(r.keepAlive))
 		var err error
 		for _, ferr := range t.store.Follow(wctx, t.id, after) {
 			err = ferr
@@ -129,7 +129,7 @@ func (r *Relay) awaitRun(ctx context.Context, sw *sseWriter, t *thread, after in
 				r.o.Logger.Warn("aguistate: relay: a follower's wait for the thread's next run failed; retrying",
 					"request", requestID(ctx), "thread", t.id, "err", err)
 			}
-			pause := time.NewTimer(min(wait, time.Until(written.Add(keepAlive))))
+			pause := time.NewTimer(min(wait, time.Until(written.Add(r.keepAlive))))
 			select {
 			case <-ctx.Done():
 				pause.Stop()
@@ -137,7 +137,7 @@ func (r *Relay) awaitRun(ctx context.Context, sw *sseWriter, t *thread, after in
 			case <-pause.C:
 			}
 			wait = min(2*wait, 5*time.Second)
-			if time.Now().Before(written.Add(keepAlive)) {
+			if time.Now().Before(written.Add(r.keepAlive)) {
 				continue
 			}
 		}

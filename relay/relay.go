@@ -156,15 +156,16 @@ type Options struct {
 // edge (docs/server.md). A Relay is safe for concurrent use. Close it when
 // done.
 type Relay struct {
-	agent  *aguistate.Agent
-	o      Options
-	holder string          // this relay's name in leases
-	ctx    context.Context // ends viewers' streams and watchers
-	cancel context.CancelFunc
-	runCtx context.Context // ends runs, first
-	stop   context.CancelFunc
-	mux    *http.ServeMux
-	inputs budget // the bytes of run inputs held
+	agent     *aguistate.Agent
+	o         Options
+	holder    string          // this relay's name in leases
+	keepAlive time.Duration   // the longest silence of a viewer's stream (see keepAlive)
+	ctx       context.Context // ends viewers' streams and watchers
+	cancel    context.CancelFunc
+	runCtx    context.Context // ends runs, first
+	stop      context.CancelFunc
+	mux       *http.ServeMux
+	inputs    budget // the bytes of run inputs held
 
 	mu      sync.Mutex
 	threads map[threadKey]*thread // in use by a request or a run
@@ -185,7 +186,7 @@ func New(agent *aguistate.Agent, opts *Options) *Relay {
 	if agent == nil {
 		agent = &aguistate.Agent{}
 	}
-	r := &Relay{agent: agent, threads: make(map[threadKey]*thread)}
+	r := &Relay{agent: agent, threads: make(map[threadKey]*thread), keepAlive: keepAlive}
 	if opts != nil {
 		r.o = *opts
 	}

@@ -15,7 +15,8 @@ import (
 )
 
 // keepAlive is how long a viewer's stream may stay silent: an SSE comment
-// goes out then, so that proxies keep the connection.
+// goes out then, so that proxies keep the connection. A Relay keeps it in
+// its keepAlive field, which tests shorten.
 const keepAlive = 15 * time.Second
 
 // joinPoint is where a viewer joins a thread: the prelude to send first,
@@ -271,7 +272,7 @@ func (r *Relay) streamRun(sw *sseWriter, req *http.Request, t *thread, j joinPoi
 		return sent, true
 	}
 	sw.begin()
-	tick := time.NewTicker(keepAlive)
+	tick := time.NewTicker(r.keepAlive)
 	defer tick.Stop()
 	var runDone <-chan struct{}
 	if ru != nil {

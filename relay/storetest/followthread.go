@@ -212,3 +212,85 @@ func testRelayFollowDeleted(t *testing.T, h Harness) {
 	require.NoError(t, err)
 	assert.Equal(t, logOf(t, store, "none"), asEntries(t, waiting.until(t, 1)))
 }
+
+// testRelayFollowResume reconnects a follower of a thread of two runs
+// with a Last-Event-ID, as an EventSource does
+// after a drop: it gets the events after it, across the runs' boundary,
+// and a third run on the same connection, each once.
+func testRelayFollowResume(t *testing.T, h Harness) {
+	tests := []struct {
+		name, reason string
+		after        func(run int64) int64 // the Last-Event-ID, of a run's length
+	}{
+		{"mid run 1", "the rest of run 1, then runs 2 and 3", func(int64) int64 { return 3 }},
+		{"end of run 1", "runs 2 and 3, from the boundary", func(run int64) int64 { return run }},
+		{"end of run 2", "caught up: run 3 alone", func(run int64) int64 { return 2 * run }},
+		{"zero", "every event, without a prelude", func(int64) int64 { return 0 }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, ns := open(t, h)
+			store := h.Open(t, ns, "")
+			agent := agenttest.NewScript(t, script(2))
+			a := newRelayServer(t, agent.URL, h.Open(t, ns, ""), true)
+			c, ag := client(t, a.srv.URL, "t")
+			for range 2 {
+				_, err := c.RunAgent(testContext(t), ag, nil)
+				require.NoError(t, err)
+			}
+			run := int64(len(logOf(t, store, "t")) / 2)
+			after := tc.after(run)
+			v := openLive(t, a.srv.URL+"/threads/t/events?follow=thread", strconv.FormatInt(after, 10))
+			require.Equal(t, http.StatusOK, v.resp.StatusCode)
+			_, err := c.RunAgent(testContext(t), ag, nil)
+			require.NoError(t, err)
+			log := logOf(t, store, "t")
+			got := asEntries(t, v.until(t, 3-int(after/run)))
+			assert.Equal(t, log[after:], got, tc.reason)
+			v.close()
+		})
+	}
+}
+
+// testRelayFollowClosed closes a relay under its followers: one between
+// runs, one waiting for a thread's first run, and one of a run, which
+// gets the run's end (a RUN_ERROR of code CodeRelayStopped) first. Each
+// stream ends, so that an EventSource reconnects, to another relay.
+func testRelayFollowClosed(t *testing.T, h Harness) {
+	store, ns := open(t, h)
+	agent := agenttest.NewScript(t, script(2))
+	a := newRelayServer(t, agent.URL, h.Open(t, ns, ""), true)
+	c, ag := client(t, a.srv.URL, "t")
+	_, err := c.RunAgent(testContext(t), ag, nil)
+	require.NoError(t, err)
+	idle := openLive(t, a.srv.URL+"/threads/t/events?follow=thread", strconv.Itoa(len(logOf(t, store, "t"))))
+	waiting := openLive(t, a.srv.URL+"/threads/new/events?follow=thread", "")
+	release := agent.Hold(3)
+	defer release()
+	ran := make(chan error, 1)
+	go func() {
+		c2, ag2 := client(t, a.srv.URL, "u")
+		_, err := c2.RunAgent(testContext(t), ag2, nil)
+		ran <- err
+	}()
+	running := openLive(t, a.srv.URL+"/threads/u/events?follow=thread", "")
+	for _, v := range []*liveStream{idle, waiting, running} {
+		require.Equal(t, http.StatusOK, v.resp.StatusCode)
+	}
+	_, ok := running.next(t) // the run has started
+	require.True(t, ok)
+	require.NoError(t, a.Close())
+	<-ran
+	for name, v := range map[string]*liveStream{"idle": idle, "waiting": waiting} {
+		e, ok := <-v.events
+		assert.False(t, ok, "%s: no event but the stream's end: %v", name, e)
+		assert.NoError(t, v.err, name)
+	}
+	var last liveEvent
+	for e := range running.events {
+		last = e
+	}
+	assert.Contains(t, last.data, relay.CodeRelayStopped, "the run's end")
+	assert.NoError(t, running.err, "then the stream's")
+}

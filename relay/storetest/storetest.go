@@ -129,6 +129,8 @@ var relayTests = []test{
 	{"Stop", testRelayStop},
 	{"FollowThread", testRelayFollowThread},
 	{"FollowDeleted", testRelayFollowDeleted},
+	{"FollowResume", testRelayFollowResume},
+	{"FollowClosed", testRelayFollowClosed},
 }
 
 // namespace returns a new namespace name, unique across processes.
