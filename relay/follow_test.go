@@ -7,15 +7,18 @@ package relay_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aguistate/aguistate"
+	"github.com/aguistate/aguistate/internal/agenttest"
 	"github.com/aguistate/aguistate/relay"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -220,5 +223,84 @@ func dialFollower(b *testing.B, addr, thread string) net.Conn {
 		if strings.HasPrefix(line, "retry:") {
 			return c
 		}
+	}
+}
+
+// TestConsumerFollowThread follows a thread with a Go client
+// (aguistate.Consumer.FollowThread) behind one address served by two
+// relays on one store: it gets a run on the first relay, goes on after
+// that relay closes (its reconnect reaches the second), gets a run there,
+// and returns nil once the thread is deleted, holding the thread as the
+// log makes it.
+func TestConsumerFollowThread(t *testing.T) {
+	t.Parallel()
+	store := relay.NewMemory(nil)
+	agent := agenttest.NewScript(t, echo(2))
+	a, _ := newRelay(t, agent, relay.Options{Store: store})
+	b, _ := newRelay(t, agent, relay.Options{Store: store})
+	var serving atomic.Pointer[relay.Relay]
+	serving.Store(a)
+	base := serveFunc(t, func(w http.ResponseWriter, req *http.Request) { serving.Load().ServeHTTP(w, req) })
+
+	viewer := aguistate.New(nil)
+	ends := make(chan struct{}, 3)
+	viewer.Subscribe(func(ch aguistate.Change) {
+		if ch.Event.Type == "RUN_FINISHED" {
+			ends <- struct{}{}
+		}
+	})
+	followed := make(chan error, 1)
+	go func() {
+		followed <- viewer.FollowThread(testContext(t), &aguistate.Agent{}, base+"/threads/t/events")
+	}()
+	waitEnd := func(what string) {
+		select {
+		case <-ends:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("waited 30 s in vain for %s", what)
+		}
+	}
+	_, err := runThread(t, base, "r1")
+	require.NoError(t, err)
+	waitEnd("run 1")
+	serving.Store(b)
+	require.NoError(t, a.Close())
+	_, err = runThread(t, base, "r2")
+	require.NoError(t, err)
+	waitEnd("run 2")
+	assert.Equal(t, threadJSON(t, consumerOf(t, dataOf(logEvents(t, store, "t")))), threadJSON(t, viewer))
+
+	require.NoError(t, store.Delete(testContext(t), "t"))
+	select {
+	case err := <-followed:
+		assert.NoError(t, err, "the thread was deleted")
+	case <-time.After(30 * time.Second):
+		t.Fatal("FollowThread goes on after the thread's delete")
+	}
+}
+
+// logEvents returns the events of thread's log in store, as a viewer gets
+// them.
+func logEvents(t *testing.T, store relay.Store, thread string) []sseEvent {
+	var out []sseEvent
+	for e, err := range store.Read(testContext(t), thread, 0) {
+		require.NoError(t, err)
+		out = append(out, sseEvent{fmt.Sprint(e.Pos), string(e.Event)})
+	}
+	return out
+}
+
+// echo is an agent's script: each run streams its RUN_STARTED, n CUSTOM
+// events and its RUN_FINISHED, with the input's thread and run ids.
+func echo(n int) func(input []byte) [][]byte {
+	return func(input []byte) [][]byte {
+		var in struct{ ThreadID, RunID string }
+		_ = json.Unmarshal(input, &in)
+		ids := fmt.Sprintf(`"threadId":%q,"runId":%q`, in.ThreadID, in.RunID)
+		events := [][]byte{[]byte(`{"type":"RUN_STARTED",` + ids + `}`)}
+		for i := range n {
+			events = append(events, fmt.Appendf(nil, `{"type":"CUSTOM","name":%q,"value":%d}`, in.RunID, i))
+		}
+		return append(events, []byte(`{"type":"RUN_FINISHED",`+ids+`}`))
 	}
 }
