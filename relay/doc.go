@@ -5,8 +5,9 @@
 //
 // Use [New] for a Relay, an http.Handler: clients POST runs to it as to the
 // agent, and viewers join a thread at any event boundary and reconnect
-// with Last-Event-ID, as the README describes. Several relays on one store
-// serve the same threads. Use [Stop] to stop a run from Go.
+// with Last-Event-ID, as the README describes, or follow it across runs
+// (?follow=thread; docs/server.md, "Threads as a service"). Several relays
+// on one store serve the same threads. Use [Stop] to stop a run from Go.
 //
 // # The edge
 //

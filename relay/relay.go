@@ -133,7 +133,7 @@ type Options struct {
 // each thread's runs against the agent, records every event in a [Store],
 // and streams the events to any number of viewers, who may join at any
 // event boundary and reconnect without losing or doubling an event. It is
-// an [http.Handler] with four routes:
+// an [http.Handler] with these routes:
 //
 //   - POST /agent takes a RunAgentInput, as the agent does, runs it, and
 //     streams the run's events back (SSE), each with its position in the
@@ -145,7 +145,16 @@ type Options struct {
 //     prelude ([aguistate.Consumer.Prelude]) that brings a viewer to the
 //     thread's last event. Then it follows the run in progress until it
 //     ends. With nothing to send it answers 204, which stops a browser's
-//     EventSource.
+//     EventSource, and 404 for a thread with no event.
+//   - GET /threads/{threadId}/events?follow=thread joins the thread as
+//     well, and stays open across runs: every event of every later run,
+//     whichever relay of the store runs it, with keep-alive comments
+//     between runs; on a thread with no event yet it answers 200 and waits
+//     for the first. It ends when the viewer leaves, when the thread is
+//     deleted (a reconnect with a Last-Event-ID past the log's end then
+//     gets 204), or when the relay closes; an EventSource reconnects
+//     through the rest with Last-Event-ID ([aguistate.Consumer.FollowThread]
+//     in Go).
 //   - GET /threads/{threadId} returns {"state": ..., "messages": [...]}.
 //   - POST /threads/{threadId}/stop stops the thread's run in progress
 //     (202), whichever relay runs it, or answers 409 when none runs.
