@@ -158,13 +158,13 @@ func BenchmarkIdleFollowers(b *testing.B) {
 			}
 			for b.Loop() {
 				var h http.Handler = idle
+				var r *relay.Relay
 				if tc.relay {
 					store := relay.NewMemory(nil)
 					for i := 0; tc.filled && i < followers; i++ {
 						fillThread(b, store, thread(i))
 					}
-					r := relay.New(&aguistate.Agent{}, &relay.Options{Store: store, MaxThreadViewers: followers})
-					defer r.Close()
+					r = relay.New(&aguistate.Agent{}, &relay.Options{Store: store, MaxThreadViewers: followers})
 					h = r
 				}
 				addr := serveHandler(b, h)
@@ -178,6 +178,9 @@ func BenchmarkIdleFollowers(b *testing.B) {
 				b.ReportMetric(float64(heapBytes()-heap)/followers, "heap-B/follower")
 				for _, c := range conns {
 					c.Close()
+				}
+				if r != nil {
+					_ = r.Close()
 				}
 			}
 		})
@@ -228,7 +231,8 @@ func dialFollower(b *testing.B, addr, thread string) net.Conn {
 
 // TestConsumerFollowThread follows a thread with a Go client
 // (aguistate.Consumer.FollowThread) behind one address served by two
-// relays on one store: it gets a run on the first relay, goes on after
+// relays on one store: it joins after a run, by prelude, gets a run on the
+// first relay, goes on after
 // that relay closes (its reconnect reaches the second), gets a run there,
 // and returns nil once the thread is deleted, holding the thread as the
 // log makes it.
@@ -242,32 +246,38 @@ func TestConsumerFollowThread(t *testing.T) {
 	serving.Store(a)
 	base := serveFunc(t, func(w http.ResponseWriter, req *http.Request) { serving.Load().ServeHTTP(w, req) })
 
+	_, err := runThread(t, base, "r0")
+	require.NoError(t, err)
 	viewer := aguistate.New(nil)
-	ends := make(chan struct{}, 3)
+	ends := make(chan string, 100) // a RUN_FINISHED's run id
 	viewer.Subscribe(func(ch aguistate.Change) {
 		if ch.Event.Type == "RUN_FINISHED" {
-			ends <- struct{}{}
+			ends <- viewer.RunID()
 		}
 	})
 	followed := make(chan error, 1)
 	go func() {
 		followed <- viewer.FollowThread(testContext(t), &aguistate.Agent{}, base+"/threads/t/events")
 	}()
-	waitEnd := func(what string) {
+	waitEnd := func(run string) {
 		select {
-		case <-ends:
+		case got := <-ends:
+			require.Equal(t, run, got)
+		case err := <-followed:
+			t.Fatalf("FollowThread returned before run %s ended: %v", run, err)
 		case <-time.After(30 * time.Second):
-			t.Fatalf("waited 30 s in vain for %s", what)
+			t.Fatalf("waited 30 s in vain for run %s to end", run)
 		}
 	}
-	_, err := runThread(t, base, "r1")
+	waitFor(t, "the viewer joins by prelude", func() bool { return viewer.RunID() == "r0" })
+	_, err = runThread(t, base, "r1")
 	require.NoError(t, err)
-	waitEnd("run 1")
+	waitEnd("r1")
 	serving.Store(b)
 	require.NoError(t, a.Close())
 	_, err = runThread(t, base, "r2")
 	require.NoError(t, err)
-	waitEnd("run 2")
+	waitEnd("r2")
 	assert.Equal(t, threadJSON(t, consumerOf(t, dataOf(logEvents(t, store, "t")))), threadJSON(t, viewer))
 
 	require.NoError(t, store.Delete(testContext(t), "t"))
