@@ -101,7 +101,9 @@ type Options struct {
 	// 408. Default 1 minute.
 	InputTimeout time.Duration
 	// MaxViewers bounds the event streams (SSE) that the relay serves at
-	// once, the POSTs' included: one more gets 503 with Retry-After.
+	// once, the POSTs' included, and those that follow a thread
+	// (follow=thread) between its runs too: one more gets 503 with
+	// Retry-After.
 	// Default 10,000.
 	MaxViewers int
 	// MaxThreadViewers bounds the event streams of one thread that the
