@@ -159,7 +159,7 @@ func (c *Consumer) RunAgent(ctx context.Context, a *Agent, opts *RunOptions) (Ru
 	if err != nil {
 		return RunResult{}, err
 	}
-	end, err := c.follow(ctx, a, http.MethodPost, a.URL, body, "")
+	end, err := c.follow(ctx, a, http.MethodPost, a.URL, body, "", false)
 	if errors.Is(err, errNothing) {
 		err = errNoRunEnd
 	}

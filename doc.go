@@ -18,8 +18,9 @@
 // bring a viewer who joins mid-thread to where the Consumer stands, and
 // [Consumer.Follow] and [Agent].Reconnects to follow a relay's thread
 // (package github.com/aguistate/aguistate/relay) across dropped
-// connections. Package github.com/aguistate/aguistate/agenttest serves a
-// scripted agent to a frontend's tests.
+// connections, and [Consumer.FollowThread] to stay on it across runs.
+// Package github.com/aguistate/aguistate/agenttest serves a scripted agent
+// to a frontend's tests.
 //
 // Each of these has a runnable example, which pkg.go.dev and go doc -http
 // show beside it: [Change].Pieces with [Consumer.Subscribe], and
@@ -47,6 +48,6 @@
 //
 // A Consumer is safe for concurrent use. Readers see it as it was between
 // two events. The values it returns are immutable and shared, not copies.
-// One RunAgent or Follow streams into a Consumer at a time: another call
-// returns [ErrRunInProgress] and sends nothing.
+// One RunAgent, Follow or FollowThread streams into a Consumer at a time:
+// another call returns [ErrRunInProgress] and sends nothing.
 package aguistate

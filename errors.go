@@ -45,8 +45,9 @@ var (
 	// input's state). StartRun and Restore return it.
 	ErrStateRejected = sentinel("state rejected")
 
-	// ErrRunInProgress reports a [Consumer.RunAgent] or [Consumer.Follow]
-	// called while another of them is streaming into the same Consumer.
+	// ErrRunInProgress reports a [Consumer.RunAgent], [Consumer.Follow] or
+	// [Consumer.FollowThread] called while another of them is streaming
+	// into the same Consumer.
 	// Nothing was sent: wait for the first call to return.
 	ErrRunInProgress = sentinel("a run is in progress on this Consumer")
 

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	neturl "net/url"
 	"strconv"
 	"time"
 
@@ -50,11 +51,60 @@ func (c *Consumer) Follow(ctx context.Context, a *Agent, url string) (RunResult,
 	}
 	defer c.streaming.Store(false)
 	v := c.cur.Load()
-	end, err := c.follow(ctx, a, http.MethodGet, url, nil, v.eventID)
+	end, err := c.follow(ctx, a, http.MethodGet, url, nil, v.eventID, false)
 	if errors.Is(err, errNothing) {
 		return RunResult{}, nil
 	}
 	return c.result(v.messages, end, err)
+}
+
+// FollowThread follows the thread at url, a relay's events URL, across
+// runs: it is [Consumer.Follow] with the query parameter follow=thread
+// added to url, which asks the relay (github.com/aguistate/aguistate/relay)
+// to keep the stream open between runs and before the thread's first,
+// with keep-alive comments, and to send every later run's events,
+// whichever client or relay runs it. It applies them as they come; read
+// the thread with [Consumer.State], [Consumer.Messages] and
+// [Consumer.Subscribe] meanwhile. The join is Follow's: the events after
+// the Last-Event-ID of the last event the Consumer applied from a relay,
+// or a prelude.
+//
+// It reconnects whenever the stream ends or drops (a relay that stops,
+// a proxy's timeout), with Last-Event-ID, never missing or doubling an
+// event: it waits the stream's SSE retry time (1 s when it sent none),
+// doubled after each reconnect that takes the thread no further, at most
+// 30 s. A request that fails with a network error or a status of 500 or
+// more is tried again the same way; a.Reconnects is not used.
+//
+// It returns nil when the relay answers 204 No Content, which it does
+// once the thread is deleted; ctx.Err() when ctx ends; and otherwise the
+// first error that stops it: an *[HTTPError] for a status of 400 to 499
+// (401, 403: the relay's Authorize hook refused), an *[EventError] for an
+// event that does not apply, and an error when the ids are not positions
+// or a reconnect's answer does not go on after its Last-Event-ID. It
+// returns an error wrapping [ErrRunInProgress], sending nothing, while
+// another Follow, FollowThread or [Consumer.RunAgent] is streaming into
+// the Consumer.
+func (c *Consumer) FollowThread(ctx context.Context, a *Agent, url string) error {
+	if a == nil {
+		return apiError(errors.New("FollowThread: nil *Agent"))
+	}
+	u, err := neturl.Parse(url)
+	if err != nil {
+		return apiError(fmt.Errorf("FollowThread: %w", err))
+	}
+	q := u.Query()
+	q.Set("follow", "thread")
+	u.RawQuery = q.Encode()
+	if !c.streaming.CompareAndSwap(false, true) {
+		return errStreaming
+	}
+	defer c.streaming.Store(false)
+	_, err = c.follow(ctx, a, http.MethodGet, u.String(), nil, c.cur.Load().eventID, true)
+	if errors.Is(err, errNothing) {
+		return nil
+	}
+	return err
 }
 
 // errNothing reports a 204 No Content answer: nothing to follow.
@@ -111,12 +161,13 @@ func reconnectWait(retry time.Duration, tries int) time.Duration {
 
 // follow sends the request (method, url, body) to a, applies the events of
 // its answer, and reconnects as a.Reconnects allows, until the stream ends
-// after the run's end. lastID is the Last-Event-ID of the first request,
+// after the run's end; with thread, it reconnects whenever the stream ends
+// (see FollowThread). lastID is the Last-Event-ID of the first request,
 // or "" for none. It returns the last RUN_FINISHED or RUN_ERROR with no
 // RUN_STARTED after it (the zero Event when none came), and the error
 // that stopped it: errNothing for a 204 answer, or an error as RunAgent
 // documents.
-func (c *Consumer) follow(ctx context.Context, a *Agent, method, url string, body []byte, lastID string) (Event, error) {
+func (c *Consumer) follow(ctx context.Context, a *Agent, method, url string, body []byte, lastID string, thread bool) (Event, error) {
 	var end Event
 	f := framing.Fields{LastEventID: lastID, IDs: lastID != ""}
 	resuming, tries, furthest := false, 0, position(lastID)
@@ -138,7 +189,7 @@ func (c *Consumer) follow(ctx context.Context, a *Agent, method, url string, bod
 		if err != nil {
 			var he *HTTPError
 			retry := ctx.Err() == nil && (!errors.As(err, &he) || he.StatusCode >= 500)
-			if resuming && retry && tries < a.Reconnects {
+			if resuming && retry && (thread || tries < a.Reconnects) {
 				continue
 			}
 			return end, err
@@ -152,7 +203,8 @@ func (c *Consumer) follow(ctx context.Context, a *Agent, method, url string, bod
 		err = c.run(ctx, resp.Body, &f, func(text []byte) error {
 			if got++; got == 1 && f.IDs && f.LastEventID == "" {
 				prelude = New(&c.opts) // a prelude: the thread as the relay holds it
-			} else if want := nextPosition(from); got == 1 && resuming && f.LastEventID != want {
+			} else if want := nextPosition(from); got == 1 && resuming && f.LastEventID != want &&
+				!(thread && from == "" && f.LastEventID == "1") { // the first run of a thread that had none
 				return apiError(fmt.Errorf("%w %q: its next event has the id %q, not %q or \"\" (a prelude)",
 					errNotResumed, from, f.LastEventID, want))
 			}
@@ -190,10 +242,13 @@ func (c *Consumer) follow(ctx context.Context, a *Agent, method, url string, bod
 		switch {
 		case ctx.Err() != nil:
 			return end, ctx.Err()
-		case err == nil && end.Type != "":
+		case err == nil && end.Type != "" && !thread:
 			return end, nil
 		case errors.As(err, &ee), errors.Is(err, errNotResumed):
 			return end, err
+		case thread && (!f.IDs || isPosition(f.LastEventID)):
+			resuming = true // a thread's stream ends only to be reconnected
+			continue
 		}
 		// The stream dropped before the run ended: cut short, a read that
 		// failed, or an end before the run's.

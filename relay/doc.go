@@ -5,8 +5,9 @@
 //
 // Use [New] for a Relay, an http.Handler: clients POST runs to it as to the
 // agent, and viewers join a thread at any event boundary and reconnect
-// with Last-Event-ID, as docs/server.md describes. Several relays on one store
-// serve the same threads. Use [Stop] to stop a run from Go, and
+// with Last-Event-ID, as docs/server.md describes, or follow it across runs
+// (?follow=thread; docs/server.md, "Threads as a service"). Several relays
+// on one store serve the same threads. Use [Stop] to stop a run from Go, and
 // [Relay.Shutdown] to let a relay's runs end before it stops (a deploy).
 //
 // # The edge

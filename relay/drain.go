@@ -28,7 +28,7 @@ func (r *Relay) Shutdown(ctx context.Context) error {
 	r.mu.Lock()
 	if !r.draining {
 		r.draining = true
-		close(r.drain)
+		r.startDrain()
 	}
 	r.mu.Unlock()
 	ended := make(chan struct{})

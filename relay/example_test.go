@@ -1,5 +1,6 @@
 // Runnable examples: a viewer catching up from a checkpoint and the log, a
-// Relay in front of an agent, a run stopped from Go, and an Authorize hook.
+// Relay in front of an agent, a run stopped from Go, an Authorize hook, and
+// a viewer that follows a thread across runs.
 
 package relay_test
 
@@ -8,9 +9,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"time"
 
 	"github.com/aguistate/aguistate"
 	"github.com/aguistate/aguistate/relay"
@@ -204,4 +207,56 @@ func ExampleAuthorize() {
 	// "alice-token": 200
 	// "bob-token": 404
 	// "": 401
+}
+
+// A viewer follows a thread across runs (FollowThread, ?follow=thread): it
+// joins after the first run, gets each later run, whoever starts it, and
+// returns nil once the thread is deleted.
+func ExampleRelay_followThread() {
+	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var in aguistate.RunAgentInput
+		body, _ := io.ReadAll(req.Body)
+		_ = in.UnmarshalJSON(body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t1\",\"runId\":%q}\n\n", in.RunID)
+		fmt.Fprintf(w, "data: {\"type\":\"STATE_SNAPSHOT\",\"snapshot\":{\"last\":%q}}\n\n", in.RunID)
+		fmt.Fprintf(w, "data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t1\",\"runId\":%q}\n\n", in.RunID)
+	}))
+	defer agent.Close()
+	store := relay.NewMemory(nil)
+	r := relay.New(&aguistate.Agent{URL: agent.URL}, &relay.Options{Store: store})
+	defer r.Close()
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	run := func(id string) {
+		client := aguistate.New(nil)
+		_ = client.StartRun(aguistate.RunAgentInput{ThreadID: "t1"})
+		_, _ = client.RunAgent(context.Background(), &aguistate.Agent{URL: srv.URL + "/agent"}, &aguistate.RunOptions{RunID: id})
+	}
+	run("r1")
+
+	viewer := aguistate.New(nil)
+	finished := make(chan string, 3)
+	viewer.Subscribe(func(ch aguistate.Change) {
+		if ch.Event.Type == "RUN_FINISHED" {
+			finished <- viewer.RunID() + " " + viewer.State().String()
+		}
+	})
+	done := make(chan error)
+	go func() {
+		done <- viewer.FollowThread(context.Background(), &aguistate.Agent{}, srv.URL+"/threads/t1/events")
+	}()
+	for viewer.RunID() != "r1" { // joined: the prelude brought it to r1's end
+		time.Sleep(time.Millisecond)
+	}
+	run("r2")
+	fmt.Println(<-finished)
+	run("r3")
+	fmt.Println(<-finished)
+	_ = store.Delete(context.Background(), "t1")
+	fmt.Println("deleted:", <-done)
+	// Output:
+	// r2 {"last":"r2"}
+	// r3 {"last":"r3"}
+	// deleted: <nil>
 }

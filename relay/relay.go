@@ -103,7 +103,9 @@ type Options struct {
 	// 408. Default 1 minute.
 	InputTimeout time.Duration
 	// MaxViewers bounds the event streams (SSE) that the relay serves at
-	// once, the POSTs' included: one more gets 503 with Retry-After.
+	// once, the POSTs' included, and those that follow a thread
+	// (follow=thread) between its runs too: one more gets 503 with
+	// Retry-After.
 	// Default 10,000.
 	MaxViewers int
 	// MaxThreadViewers bounds the event streams of one thread that the
@@ -158,7 +160,16 @@ type Options struct {
 //     prelude ([aguistate.Consumer.Prelude]) that brings a viewer to the
 //     thread's last event. Then it follows the run in progress until it
 //     ends. With nothing to send it answers 204, which stops a browser's
-//     EventSource.
+//     EventSource, and 404 for a thread with no event.
+//   - GET /threads/{threadId}/events?follow=thread joins the thread as
+//     well, and stays open across runs: every event of every later run,
+//     whichever relay of the store runs it, with keep-alive comments
+//     between runs; on a thread with no event yet it answers 200 and waits
+//     for the first. It ends when the viewer leaves, when the thread is
+//     deleted (a reconnect with a Last-Event-ID past the log's end then
+//     gets 204), or when the relay closes; an EventSource reconnects
+//     through the rest with Last-Event-ID ([aguistate.Consumer.FollowThread]
+//     in Go).
 //   - GET /threads/{threadId} returns {"state": ..., "messages": [...]}.
 //   - POST /threads/{threadId}/stop stops the thread's run in progress
 //     (202), whichever relay runs it, or answers 409 when none runs.
@@ -179,18 +190,20 @@ type Options struct {
 // edge (docs/server.md). A Relay is safe for concurrent use. Close it when
 // done, or let its runs end first with Shutdown.
 type Relay struct {
-	agent  *aguistate.Agent
-	o      Options
-	holder string          // this relay's name in leases
-	ctx    context.Context // ends viewers' streams and watchers
-	cancel context.CancelFunc
-	runCtx context.Context // ends runs, first
-	stop   context.CancelFunc
-	mux    *http.ServeMux
-	inputs budget     // the bytes of run inputs held
-	tel    *telemetry // metrics and spans
+	agent     *aguistate.Agent
+	o         Options
+	holder    string          // this relay's name in leases
+	keepAlive time.Duration   // the longest silence of a viewer's stream (see keepAlive)
+	ctx       context.Context // ends viewers' streams and watchers
+	cancel    context.CancelFunc
+	runCtx    context.Context // ends runs, first
+	stop      context.CancelFunc
+	mux       *http.ServeMux
+	inputs    budget     // the bytes of run inputs held
+	tel       *telemetry // metrics and spans
 
-	drain chan struct{} // closed when Shutdown is called
+	drainCtx   context.Context    // ended when Shutdown is called
+	startDrain context.CancelFunc // ends drainCtx
 
 	health    sync.Mutex // the probe of GET /healthz
 	healthAt  time.Time  // the time of the last probe
@@ -216,7 +229,8 @@ func New(agent *aguistate.Agent, opts *Options) *Relay {
 	if agent == nil {
 		agent = &aguistate.Agent{}
 	}
-	r := &Relay{agent: agent, threads: make(map[threadKey]*thread), drain: make(chan struct{})}
+	r := &Relay{agent: agent, threads: make(map[threadKey]*thread), keepAlive: keepAlive}
+	r.drainCtx, r.startDrain = context.WithCancel(context.Background())
 	if opts != nil {
 		r.o = *opts
 	}

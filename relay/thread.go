@@ -25,6 +25,7 @@ type thread struct {
 	store   Store // the store as the thread's tenant sees it
 	refs    int   // guarded by r.mu
 	viewers int   // event streams served; guarded by r.mu
+	resting int   // follow=thread streams waiting for the next run (see rest); guarded by r.mu
 
 	mu      sync.Mutex
 	c       *aguistate.Consumer // nil when it must be loaded again

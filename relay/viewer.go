@@ -15,7 +15,8 @@ import (
 )
 
 // keepAlive is how long a viewer's stream may stay silent: an SSE comment
-// goes out then, so that proxies keep the connection.
+// goes out then, so that proxies keep the connection. A Relay keeps it in
+// its keepAlive field, which tests shorten.
 const keepAlive = 15 * time.Second
 
 // joinPoint is where a viewer joins a thread: the prelude to send first,
@@ -61,12 +62,21 @@ func (r *Relay) getEvents(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
+	thread, err := followMode(req)
+	if err != nil {
+		r.fail(w, req, http.StatusBadRequest, err.Error(), nil)
+		return
+	}
 	t := r.open(w, req, g, id, true)
 	if t == nil {
 		return
 	}
 	defer r.release(t)
 	defer r.leave(t)
+	if thread {
+		r.followThread(w, req, t)
+		return
+	}
 	if t.pos == 0 {
 		t.mu.Unlock()
 		r.noThread(w, req, t)
@@ -125,7 +135,25 @@ func (r *Relay) getThread(w http.ResponseWriter, req *http.Request) {
 // does not reconnect learns that it did not get the run's end; for a GET,
 // as it is, so that an EventSource reconnects with Last-Event-ID.
 func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j joinPoint, ru *run, post bool) {
-	ctx := req.Context()
+	sw := r.sse(w)
+	defer sw.close()
+	if _, ok := r.streamRun(sw, req, t, j, ru, post); ok {
+		sw.end()
+	}
+}
+
+// sse returns the writer of an SSE response to w.
+func (r *Relay) sse(w http.ResponseWriter) *sseWriter {
+	return &sseWriter{w: w, rc: http.NewResponseController(w), retry: r.o.Retry, timeout: r.o.WriteTimeout}
+}
+
+// streamRun does what stream does, writing to sw, and returns the last
+// position sent, with ok true when it has sent all it follows (the
+// run's end, or the log's when no run is in progress), the response then
+// left open (sw.end ends it). Otherwise the response needs nothing more:
+// the viewer is gone, the relay closed, or the stream lost its place.
+func (r *Relay) streamRun(sw *sseWriter, req *http.Request, t *thread, j joinPoint, ru *run, post bool) (sent int64, ok bool) {
+	w, ctx := sw.w, req.Context()
 	var dropped *sub // the subscription the hub dropped, until the stream is back on it
 	defer func() {
 		if j.sub != nil {
@@ -140,8 +168,6 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 			r.trim(ctx, t, before)
 		}
 	}()
-	sw := &sseWriter{w: w, rc: http.NewResponseController(w), retry: r.o.Retry, timeout: r.o.WriteTimeout}
-	defer sw.close()
 	kind := joinLastEventID // how the viewer joins, for the metrics
 	switch {
 	case j.prelude != nil:
@@ -149,7 +175,9 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 	case ru != nil:
 		kind = joinRun
 	}
-	sw.first = r.tel.joins(ctx, &kind)
+	if !sw.started {
+		sw.first = r.tel.joins(ctx, &kind)
+	}
 	if ru != nil { // the response ends once the run has: a next run of the thread is not refused
 		defer func() {
 			select {
@@ -159,7 +187,7 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 			}
 		}()
 	}
-	sent := j.after
+	sent = j.after
 	sendPrelude := func() {
 		kind = joinPrelude
 		r.tel.prelude(ctx, j.prelude)
@@ -249,47 +277,45 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 	switch {
 	case err != nil && !sw.started:
 		r.storeFailed(w, req, err)
-		return
+		return sent, false
 	case err != nil:
 		lose(err)
-		return
+		return sent, false
 	case done || !j.running:
-		sw.end()
-		return
+		return sent, true
 	}
 	sw.begin()
-	tick := time.NewTicker(keepAlive)
+	tick := time.NewTicker(r.keepAlive)
 	defer tick.Stop()
 	var runDone <-chan struct{}
 	if ru != nil {
 		runDone = ru.done
 	}
 	var grace <-chan time.Time // fires a while after ru ended
-	drain := r.drain           // nil once the stream has seen it
+	drain := r.drainCtx.Done() // nil once the stream has seen it
 	for {
 		if grace != nil && len(j.sub.ch) == 0 && over(false) {
-			sw.end()
-			return
+			return sent, true
 		}
 		if len(j.sub.ch) == 0 {
 			sw.flush()
 		}
 		if sw.err != nil { // the viewer is gone, or read nothing for WriteTimeout
-			return
+			return sent, false
 		}
 		select {
 		case <-ctx.Done():
-			return
+			return sent, false
 		case <-r.ctx.Done():
-			return
+			return sent, false
 		case <-j.gone: // deleted: nothing more to follow
 			sw.end()
-			return
+			return sent, false
 		case <-drain: // the relay shuts down: a viewer of a run that another relay runs reconnects elsewhere
 			drain = nil
 			if ru == nil && !t.runsHere() {
 				sw.end()
-				return
+				return sent, false
 			}
 		case <-tick.C:
 			sw.comment("keep-alive")
@@ -300,10 +326,9 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 			switch done, err := r.finishStream(t, ru, &sent, over, readLog); {
 			case err != nil:
 				lose(err)
-				return
+				return sent, false
 			case done:
-				sw.end()
-				return
+				return sent, true
 			}
 		case e, ok := <-j.sub.ch:
 			j.sub.take(e)
@@ -312,7 +337,7 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 				select {
 				case <-j.gone: // the hub dropped the stream as the thread was deleted
 					sw.end()
-					return
+					return sent, false
 				default:
 				}
 				if !ok { // back on the hub, once the log brings the stream there
@@ -332,17 +357,15 @@ func (r *Relay) stream(w http.ResponseWriter, req *http.Request, t *thread, j jo
 				switch {
 				case err != nil:
 					lose(err)
-					return
+					return sent, false
 				case done:
-					sw.end()
-					return
+					return sent, true
 				}
 			case e.pos == sent+1:
 				sw.event(strconv.FormatInt(e.pos, 10), true, e.event)
 				sent = e.pos
 				if over(e.end) {
-					sw.end()
-					return
+					return sent, true
 				}
 			}
 		}

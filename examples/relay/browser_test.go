@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log"
 	"maps"
@@ -236,13 +237,44 @@ func TestBrowser(t *testing.T) {
 		assert.NotContains(t, body.Body, "hello")
 	})
 
-	// FOLLOW (scenario 5): goes here once ?follow=thread (branch threads)
-	// is on main. An EventSource on /threads/{id}/events?follow=thread
-	// stays on the thread across two runs: hold the first run, join with
-	// the cookie, let it end, check that the EventSource is still open
-	// (opens 1, readyState 1), run a second time, then DELETE the thread
-	// (its reconnect gets 204: readyState 2); afterPrelude of the page's
-	// events against both runs' log, and rebuild against GET /threads/{id}.
+	// An EventSource with ?follow=thread stays on its thread across runs:
+	// one that joins before the thread's first run gets every event of two
+	// runs on its one connection, from position 1, and is still open after
+	// each; one that joins during the first run gets a prelude, then the
+	// rest of both. (Once DELETE /threads/{id} is on main: delete the
+	// thread, and both EventSources end, readyState 2, at their
+	// reconnect's 204.)
+	t.Run("Follow", func(t *testing.T) {
+		release := agent.Hold(3)
+		defer release()
+		id := newThread(t, "a")
+		follow := base + "/threads/" + id + "/events?follow=thread"
+		tab := openTab(t, browser, page.URL, true)
+		tab.session(base, "tok-a", http.StatusNoContent)
+		tab.do(call("join", "early", follow))
+		tab.until(`joins.early.opens === 1 && joins.early.readyState === 1`, "the EventSource opens on a thread that has no run yet")
+		_, wait := runAsync(t, base, id)
+		tab.do(call("join", "late", follow))
+		tab.until(`joins.late.events.some(e => e.id !== "")`, "the second EventSource joins run 1 by prelude")
+		release()
+		wait()
+		ended := func(n int) string {
+			return fmt.Sprintf(`["early", "late"].every(j => joins[j].events.filter(e => e.data.includes("RUN_FINISHED")).length === %d)`, n)
+		}
+		tab.until(ended(1), "run 1 ends on both")
+		c, wait := runAsync(t, base, id)
+		wait()
+		tab.until(ended(2), "run 2 reaches both, on the same connection")
+
+		log := logEvents(t, base, "tok-a", id)
+		early, late := tab.join("early"), tab.join("late")
+		assert.Equal(t, joined{Events: log, Opens: 1, ReadyState: 1}, early, "every event of both runs, from position 1, on one connection")
+		afterPrelude(t, late.Events, log)
+		assert.Equal(t, 1, late.Opens)
+		assert.Equal(t, 1, late.ReadyState, "still open after run 2")
+		assert.JSONEq(t, readThread(t, base, "tok-a", id), rebuild(t, early.Events), "the page holds the thread")
+		assert.JSONEq(t, threadJSON(t, c), rebuild(t, late.Events))
+	})
 }
 
 // newBrowser starts headless Chromium with a fresh profile for t and its
@@ -429,23 +461,30 @@ func parseSSE(t *testing.T, text string) []sseEvent {
 }
 
 // logEvents returns every event of thread id as the relay at base has it,
-// read with token: GET /threads/{id}/events with Last-Event-ID 0. Their ids
-// are the positions 1 to n.
+// read with token: GET /threads/{id}/events with Last-Event-ID 0, which
+// ends after a run, then again after its last event, run after run,
+// until a 204. Their ids are the positions 1 to n.
 func logEvents(t *testing.T, base, token, id string) []sseEvent {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), browserWait)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/threads/"+id+"/events", nil)
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Last-Event-ID", "0")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode)
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	events := parseSSE(t, string(body))
+	var events []sseEvent
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/threads/"+id+"/events", nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Last-Event-ID", strconv.Itoa(len(events)))
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		if resp.StatusCode == http.StatusNoContent && len(events) > 0 {
+			break
+		}
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		events = append(events, parseSSE(t, string(body))...)
+	}
 	for i, e := range events {
 		require.Equal(t, strconv.Itoa(i+1), e.ID, "the log's positions")
 	}

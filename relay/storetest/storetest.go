@@ -130,6 +130,10 @@ var relayTests = []test{
 	{"Stop", testRelayStop},
 	{"Manage", testRelayManage},
 	{"Drain", testRelayDrain},
+	{"FollowThread", testRelayFollowThread},
+	{"FollowDeleted", testRelayFollowDeleted},
+	{"FollowResume", testRelayFollowResume},
+	{"FollowClosed", testRelayFollowClosed},
 }
 
 // namespace returns a new namespace name, unique across processes.
