@@ -68,9 +68,16 @@ func (e *Edit) update(n *Node, tokens []string, i int, f func(*Node) (*Node, err
 	}
 	t := tokens[i]
 	e.charge(stepWork + len(t))
-	_, pos, err := Child(n, t)
+	child, pos, err := Child(n, t)
 	if err != nil {
 		return nil, At(err, tokens[:i+1])
+	}
+	if n.isPacked() {
+		next, err := e.update(child, tokens, i+1, f)
+		if err != nil {
+			return nil, err
+		}
+		return e.SetAt(n, pos, next), nil
 	}
 	// The child is edited inside persist's update, which measures it
 	// first: the edit may change in place nodes that the child shares.
@@ -107,6 +114,13 @@ func (e *Edit) Resolve(root *Node, tokens []string) (*Node, error) {
 // [0, Len), set to v. A member keeps its name.
 func (e *Edit) SetAt(c *Node, i int, v *Node) *Node {
 	e.charge(stepWork)
+	if c.isPacked() {
+		sp := c.spanAt(i)
+		if p := e.splice(c, sp.val, sp.end, v.Size(), c.packedCount(), func(b []byte) []byte { return Append(b, v) }); p != nil {
+			return p
+		}
+		c = unpack(c)
+	}
 	if c.Kind() == Array {
 		return newArray(c.array().elems.Set(e.own(), i, v))
 	}
@@ -120,6 +134,12 @@ func (e *Edit) SetAt(c *Node, i int, v *Node) *Node {
 // value replaced too, or nil.
 func (e *Edit) SetMember(o *Node, name string, v *Node) (*Node, *Node) {
 	e.charge(stepWork + len(name))
+	if o.isPacked() {
+		if p, old, ok := e.setPacked(o, name, v); ok {
+			return p, old
+		}
+		o = unpack(o)
+	}
 	m, old, had := o.object().members.Put(e.own(), name, v)
 	if had {
 		return newObject(m, o.aux()), old
@@ -131,6 +151,14 @@ func (e *Edit) SetMember(o *Node, name string, v *Node) (*Node, *Node) {
 // value; or o and nil when o has no such member.
 func (e *Edit) RemoveMember(o *Node, name string) (*Node, *Node) {
 	e.charge(stepWork + len(name))
+	if o.isPacked() {
+		i, sp := o.findSpan(name)
+		if i < 0 {
+			return o, nil
+		}
+		_, old := o.childOf(sp)
+		return e.cut(o, sp), old
+	}
 	m, old, ok := o.object().members.Delete(e.own(), name)
 	if !ok {
 		return o, nil
@@ -142,6 +170,20 @@ func (e *Edit) RemoveMember(o *Node, name string) (*Node, *Node) {
 // i = Len appends.
 func (e *Edit) InsertElem(a *Node, i int, v *Node) *Node {
 	e.charge(stepWork)
+	if a.isPacked() {
+		s, count := a.packedText(), a.packedCount()
+		var p *Node
+		if i == count {
+			p = e.splice(a, len(s)-1, len(s)-1, 1+v.Size(), count+1, func(b []byte) []byte { return Append(append(b, ','), v) })
+		} else {
+			at := a.spanAt(i).val
+			p = e.splice(a, at, at, v.Size()+1, count+1, func(b []byte) []byte { return append(Append(b, v), ',') })
+		}
+		if p != nil {
+			return p
+		}
+		a = unpack(a)
+	}
 	return newArray(a.array().elems.Insert(e.own(), i, v))
 }
 
@@ -149,6 +191,11 @@ func (e *Edit) InsertElem(a *Node, i int, v *Node) *Node {
 // element.
 func (e *Edit) RemoveElem(a *Node, i int) (*Node, *Node) {
 	e.charge(stepWork)
+	if a.isPacked() {
+		sp := a.spanAt(i)
+		_, old := a.childOf(sp)
+		return e.cut(a, sp), old
+	}
 	s, old := a.array().elems.Delete(e.own(), i)
 	return newArray(s), old
 }
@@ -212,4 +259,32 @@ func NewObjectOf(names []string, vals ...*Node) *Node {
 		}
 	}
 	return NewObject(ns, vs)
+}
+
+// setPacked returns the packed object o with member name set to v, as
+// SetMember does, and the value replaced; or false when the result would
+// be larger than packMax.
+func (e *Edit) setPacked(o *Node, name string, v *Node) (*Node, *Node, bool) {
+	write := func(b []byte) []byte { return Append(b, v) }
+	if i, sp := o.findSpan(name); i >= 0 {
+		_, old := o.childOf(sp)
+		p := e.splice(o, sp.val, sp.end, v.Size(), o.packedCount(), write)
+		return p, old, p != nil
+	}
+	end := o.packedSize() - 1
+	p := e.splice(o, end, end, 2+StringSize(name)+v.Size(), o.packedCount()+1, func(b []byte) []byte {
+		return write(append(AppendString(append(b, ','), name), ':'))
+	})
+	return p, nil, p != nil
+}
+
+// cut returns the packed container c without the child at sp.
+func (e *Edit) cut(c *Node, sp span) *Node {
+	from, to := sp.key, sp.end
+	if c.packedText()[to] == ',' {
+		to++ // the comma after it
+	} else if from > 1 {
+		from-- // the last child: the comma before it
+	}
+	return e.splice(c, from, to, 0, c.packedCount()-1, func(b []byte) []byte { return b })
 }
