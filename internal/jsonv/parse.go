@@ -10,9 +10,9 @@ import (
 	"math/bits"
 	"strconv"
 	"sync"
-	"unsafe"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/aguistate/aguistate/internal/persist"
 )
@@ -89,8 +89,8 @@ type parser struct {
 	data     []byte
 	pos      int
 	maxDepth int
-	packFrom int // the least depth of a container that may be packed
-	loose    int // white space runs and escapes not as Append writes them, so far
+	packFrom int      // the least depth of a container that may be packed
+	loose    int      // white space runs and escapes not as Append writes them, so far
 	elems    []*Node  // elements of the open arrays
 	members  []member // members of the open objects
 	at       []int    // where each member of the open objects starts
