@@ -66,6 +66,11 @@ func (e *Edit) update(n *Node, tokens []string, i int, f func(*Node) (*Node, err
 	if i == len(tokens) {
 		return f(n)
 	}
+	if n.isPacked() {
+		if next, ok, err := e.updatePacked(n, tokens[i:], f); ok {
+			return next, err
+		}
+	}
 	t := tokens[i]
 	e.charge(stepWork + len(t))
 	child, pos, err := Child(n, t)
@@ -89,12 +94,7 @@ func (e *Edit) update(n *Node, tokens []string, i int, f func(*Node) (*Node, err
 		}
 		return next
 	}
-	var next *Node
-	if n.Kind() == Array {
-		next = newArray(n.array().elems.Update(e.own(), pos, down))
-	} else {
-		next = newObject(n.object().members.UpdateAt(e.own(), pos, down), n.aux())
-	}
+	next := e.setChild(n, pos, down)
 	if err != nil {
 		return nil, err
 	}
@@ -121,11 +121,27 @@ func (e *Edit) SetAt(c *Node, i int, v *Node) *Node {
 		}
 		c = unpack(c)
 	}
+	return e.setChild(c, i, func(*Node) *Node { return v })
+}
+
+// setChild returns the tree container c with its child at position i
+// replaced by f of it. Where the edit copies a flat container, the new
+// node and its children are one allocation.
+func (e *Edit) setChild(c *Node, i int, f func(*Node) *Node) *Node {
 	if c.Kind() == Array {
-		return newArray(c.array().elems.Set(e.own(), i, v))
+		s, pre := persist.UpdateIn[array](c.array().elems, e.own(), i, f)
+		if pre == nil {
+			return newArray(s)
+		}
+		*pre = array{header(Array, 0), s}
+		return &pre.Node
 	}
-	m := c.object().members.UpdateAt(e.own(), i, func(*Node) *Node { return v })
-	return newObject(m, c.aux())
+	m, pre := persist.UpdateAtIn[object](c.object().members, e.own(), i, f)
+	if pre == nil {
+		return newObject(m, c.aux())
+	}
+	*pre = object{header(Object, c.aux()), m}
+	return &pre.Node
 }
 
 // SetMember returns object o with the value of member name set to v:
@@ -287,4 +303,28 @@ func (e *Edit) cut(c *Node, sp span) *Node {
 		from-- // the last child: the comma before it
 	}
 	return e.splice(c, from, to, 0, c.packedCount()-1, func(b []byte) []byte { return b })
+}
+
+// updatePacked is update within the packed n: it finds the value that
+// tokens name in n's text, and splices what f returns for it in its place.
+// It reports false, having done nothing, where a token names nothing (so
+// that update fails as Child does) or the result would not stay packed.
+func (e *Edit) updatePacked(n *Node, tokens []string, f func(*Node) (*Node, error)) (*Node, bool, error) {
+	from, to, ok := n.locate(tokens)
+	if !ok {
+		return nil, false, nil
+	}
+	for _, t := range tokens {
+		e.charge(stepWork + len(t))
+	}
+	next, err := f(decodeValue(n.packedText()[from:to]))
+	if err != nil {
+		return nil, true, err
+	}
+	if p := e.splice(n, from, to, next.Size(), n.packedCount(), func(b []byte) []byte { return Append(b, next) }); p != nil {
+		return p, true, nil
+	}
+	// Too large to stay packed: set the new value in the tree of n.
+	v, err := e.update(unpack(n), tokens, 0, func(*Node) (*Node, error) { return next, nil })
+	return v, true, err
 }

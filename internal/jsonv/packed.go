@@ -5,6 +5,7 @@ package jsonv
 
 import (
 	"iter"
+	"strconv"
 	"unsafe"
 )
 
@@ -128,11 +129,14 @@ type span struct{ key, val, end int }
 
 // spans yields the spans of the children of the packed container n, in
 // order.
-func (n *Node) spans() iter.Seq[span] {
+func (n *Node) spans() iter.Seq[span] { return spansIn(n.packedText(), 0) }
+
+// spansIn yields the spans of the children of the container that starts
+// at a of compact text s, in order.
+func spansIn(s string, a int) iter.Seq[span] {
 	return func(yield func(span) bool) {
-		s := n.packedText()
-		obj := s[0] == '{'
-		for i := 1; i < len(s)-1; i++ {
+		obj := s[a] == '{'
+		for i := a + 1; s[i] != ']' && s[i] != '}'; i++ {
 			sp := span{key: i, val: i}
 			if obj {
 				sp.val = stringEnd(s, i) + 1
@@ -142,8 +146,44 @@ func (n *Node) spans() iter.Seq[span] {
 				return
 			}
 			i = sp.end
+			if s[i] != ',' {
+				return
+			}
 		}
 	}
+}
+
+// locate returns where in the text of the packed n the value is that
+// tokens name, and false when one names nothing (Child says why).
+func (n *Node) locate(tokens []string) (from, to int, ok bool) {
+	s := n.packedText()
+	from, to = 0, len(s)
+	for _, t := range tokens {
+		var k int
+		switch s[from] {
+		case '{':
+			k = -1
+		case '[':
+			if !IsArrayIndex(t) || len(t) > 3 {
+				return 0, 0, false
+			}
+			k, _ = strconv.Atoi(t)
+		default:
+			return 0, 0, false
+		}
+		found := false
+		for sp := range spansIn(s, from) {
+			if k < 0 && literalIs(s[sp.key:sp.val-1], t) || k == 0 {
+				from, to, found = sp.val, sp.end, true
+				break
+			}
+			k--
+		}
+		if !found {
+			return 0, 0, false
+		}
+	}
+	return from, to, true
 }
 
 // spanAt returns the span of child i, in [0, Len), of the packed n.

@@ -237,36 +237,66 @@ func (e *editor[T, S, M]) ownItems(c *node[T, S, M], extra int) {
 // A small leaf and its elements are one allocation: most containers are
 // small, and a copy of one then costs one allocation, not two.
 func newLeaf[T any](items []T, size int) *leaf[T] {
-	var l *leaf[T]
-	switch {
-	case size <= 1:
-		l = leafWith(func(r *[1]T) []T { return r[:] })
-	case size <= 2:
-		l = leafWith(func(r *[2]T) []T { return r[:] })
-	case size <= 3:
-		l = leafWith(func(r *[3]T) []T { return r[:] })
-	case size <= 4:
-		l = leafWith(func(r *[4]T) []T { return r[:] })
-	case size <= 6:
-		l = leafWith(func(r *[6]T) []T { return r[:] })
-	case size <= 8:
-		l = leafWith(func(r *[8]T) []T { return r[:] })
-	default:
-		l = &leaf[T]{items: make([]T, 0, size)}
-	}
-	l.items = append(l.items, items...)
+	_, l := newLeafIn[T, struct{}](items, size)
 	return l
 }
 
-// leafWith returns an empty leaf allocated with the array R of its
-// elements, which room slices.
-func leafWith[T, R any](room func(*R) []T) *leaf[T] {
+// newLeafIn is newLeaf, allocating a zero P in front of the leaf, in the
+// same allocation, and returning it too.
+func newLeafIn[T, P any](items []T, size int) (*P, *leaf[T]) {
+	var p *P
+	var l *leaf[T]
+	switch {
+	case size <= 1:
+		p, l = leafWith[T, P](func(r *[1]T) []T { return r[:] })
+	case size <= 2:
+		p, l = leafWith[T, P](func(r *[2]T) []T { return r[:] })
+	case size <= 3:
+		p, l = leafWith[T, P](func(r *[3]T) []T { return r[:] })
+	case size <= 4:
+		p, l = leafWith[T, P](func(r *[4]T) []T { return r[:] })
+	case size <= 6:
+		p, l = leafWith[T, P](func(r *[6]T) []T { return r[:] })
+	case size <= 8:
+		p, l = leafWith[T, P](func(r *[8]T) []T { return r[:] })
+	default:
+		b := new(struct {
+			pre P
+			leaf[T]
+		})
+		p, l = &b.pre, &b.leaf
+		l.items = make([]T, 0, size)
+	}
+	l.items = append(l.items, items...)
+	return p, l
+}
+
+// leafWith returns a zero P and an empty leaf allocated with the array R
+// of its elements, which room slices.
+func leafWith[T, P, R any](room func(*R) []T) (*P, *leaf[T]) {
 	b := new(struct {
+		pre P
 		leaf[T]
 		room R
 	})
 	b.items = room(&b.room)[:0]
-	return &b.leaf
+	return &b.pre, &b.leaf
+}
+
+// copyFlatIn makes the flat root c, which the editor does not own, a copy
+// it owns, allocated with a zero P that it returns.
+func copyFlatIn[P, T, S any, M Measure[T, S]](e *editor[T, S, M], c *node[T, S, M]) *P {
+	old := c.items()
+	var id uint64
+	if c.lf != nil {
+		id = c.lf.id
+	}
+	p, l := newLeafIn[T, P](old, len(old))
+	l.own, l.id = e.tok, id
+	c.lf = l
+	alloc[T](e, cap(l.items))
+	alloc[leaf[T]](e, 1)
+	return p
 }
 
 // ownBranch makes c's branch one the editor may change, and returns it.
