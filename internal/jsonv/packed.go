@@ -303,6 +303,31 @@ func (n *Node) packedAll() iter.Seq2[int, span] {
 	}
 }
 
+// Same reports whether a and b are the same value as held: the same node,
+// or, since reading a packed container makes its children anew, two that
+// have the same compact text and are scalars or packed. It costs at most
+// the size of a packed container, and may report false for values whose
+// text is the same.
+func Same(a, b *Node) bool {
+	if a == b {
+		return true
+	}
+	if a.Kind() != b.Kind() || a.Size() != b.Size() {
+		return false
+	}
+	switch {
+	case a.Kind() == Number:
+		return a.scalar().text == b.scalar().text
+	case a.Kind() == String:
+		ah, ahi := a.stringParts()
+		bh, bhi := b.stringParts()
+		return ah == bh && ahi == bhi
+	case a.isPacked() && b.isPacked():
+		return a.packedText() == b.packedText()
+	}
+	return a.Kind() < Number // null, false, true
+}
+
 // unpack returns the packed n as a tree whose small children are packed.
 func unpack(n *Node) *Node {
 	s := n.packedText()
