@@ -133,12 +133,10 @@ func (t *txn) dispatch(ev Event) error {
 }
 
 // parseJSON parses an event or run input, wrapping ErrLimit when it nests
-// deeper than maxDepth and ErrMalformedEvent when it is not JSON. The
-// small containers of what the event carries (depth 3 and more: a
-// snapshot's members, a message of a list) are packed, as a thread holds
-// them; the event and its members are not, since they are read at once.
+// deeper than maxDepth and ErrMalformedEvent when it is not JSON. Small
+// containers are packed from the depth packDepth chooses.
 func parseJSON(data []byte, maxDepth int) (*jsonv.Node, error) {
-	n, err := jsonv.ParseFrom(data, maxDepth, 3)
+	n, err := jsonv.ParseFrom(data, maxDepth, packDepth(data))
 	switch {
 	case errors.Is(err, jsonv.ErrTooDeep):
 		return nil, fmt.Errorf("%w: %w", ErrLimit, err)
