@@ -289,16 +289,34 @@ func (n *Node) childOf(sp span) (string, *Node) {
 	return name, decodeValue(s[sp.val:sp.end])
 }
 
-// packedAll yields the children of the packed n with their positions and
-// names.
-func (n *Node) packedAll() iter.Seq2[int, span] {
-	return func(yield func(int, span) bool) {
-		i := 0
+// packedElems yields the elements of the packed array n, or nothing when
+// n is not a packed array.
+func (n *Node) packedElems() iter.Seq2[int, *Node] {
+	return func(yield func(int, *Node) bool) {
+		if n.Kind() != Array || !n.isPacked() {
+			return
+		}
+		s, i := n.packedText(), 0
 		for sp := range n.spans() {
-			if !yield(i, sp) {
+			if !yield(i, decodeValue(s[sp.val:sp.end])) {
 				return
 			}
 			i++
+		}
+	}
+}
+
+// packedMembers yields the members of the packed object n, or nothing
+// when n is not a packed object.
+func (n *Node) packedMembers() iter.Seq2[string, *Node] {
+	return func(yield func(string, *Node) bool) {
+		if n.Kind() != Object || !n.isPacked() {
+			return
+		}
+		for sp := range n.spans() {
+			if !yield(n.childOf(sp)) {
+				return
+			}
 		}
 	}
 }

@@ -389,18 +389,8 @@ func (n *Node) Elem(i int) *Node {
 // All returns an iterator over an array's elements and their indexes, or
 // over nothing for other kinds.
 func (n *Node) All() iter.Seq2[int, *Node] {
-	switch {
-	case n.Kind() != Array:
-		return func(func(int, *Node) bool) {}
-	case n.isPacked():
-		return func(yield func(int, *Node) bool) {
-			s := n.packedText()
-			for i, sp := range n.packedAll() {
-				if !yield(i, decodeValue(s[sp.val:sp.end])) {
-					return
-				}
-			}
-		}
+	if n.meta&(kindMask|packedFlag) != uint64(Array) {
+		return n.packedElems() // or nothing, for other kinds
 	}
 	return n.array().elems.All()
 }
@@ -416,17 +406,8 @@ func (n *Node) Member(i int) (string, *Node) {
 // Members returns an iterator over an object's member names and values in
 // order, or over nothing for other kinds.
 func (n *Node) Members() iter.Seq2[string, *Node] {
-	switch {
-	case n.Kind() != Object:
-		return func(func(string, *Node) bool) {}
-	case n.isPacked():
-		return func(yield func(string, *Node) bool) {
-			for sp := range n.spans() {
-				if !yield(n.childOf(sp)) {
-					return
-				}
-			}
-		}
+	if n.meta&(kindMask|packedFlag) != uint64(Object) {
+		return n.packedMembers() // or nothing, for other kinds
 	}
 	return n.object().members.All()
 }
