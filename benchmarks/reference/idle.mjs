@@ -62,6 +62,10 @@ for await (const line of lines) {
   agents.push(agent);
 }
 const after = heapUsed();
+if (agents.length === 0) {
+  console.error(`${file} holds no thread`);
+  process.exit(1);
+}
 
 let text = 0;
 for (const a of agents) {
