@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -212,12 +213,48 @@ var costCases = []costCase{
 			fmt.Sprintf(`[{"op":"add","path":"/%s","value":{"id":1,"score":2,"name":"Back"}}]`, name),
 		}
 	}},
+	{"deep-replace", deepState, func(*jsonv.Node) []string {
+		return []string{
+			`[{"op":"replace","path":"` + deepPath() + `","value":1}]`,
+			`[{"op":"replace","path":"` + deepPath() + `","value":2}]`,
+		}
+	}},
 	{"list-insert-0", listState, func(*jsonv.Node) []string {
 		return []string{
 			`[{"op":"add","path":"/0","value":{"id":-1,"kind":"new"}}]`,
 			`[{"op":"remove","path":"/0"}]`,
 		}
 	}},
+}
+
+// deepLevels is how deep the deep-replace row edits.
+const deepLevels = 64
+
+// deepState returns an object of about size bytes: a list of sections
+// (benchState's) beside a chain of deepLevels nested objects, each with a
+// name and a count beside the next, whose last holds "v".
+func deepState(size int) string {
+	var b strings.Builder
+	chain := deepChain()
+	inner := benchState(max(size-len(chain)-32, 0))
+	b.WriteString(`{"doc":` + inner + `,"deep":` + chain + `}`)
+	return b.String()
+}
+
+// deepChain returns the chain of deepState, about 2.5 KB.
+func deepChain() string {
+	var b strings.Builder
+	for i := range deepLevels {
+		fmt.Fprintf(&b, `{"name":"level %d","count":%d,"c":`, i, 1000+i)
+	}
+	b.WriteString(`{"v":0}`)
+	b.WriteString(strings.Repeat("}", deepLevels))
+	return b.String()
+}
+
+// deepPath returns the pointer of "v" at the end of deepState's chain.
+func deepPath() string {
+	return "/deep" + strings.Repeat("/c", deepLevels-1) + "/c/v"
 }
 
 var costSizes = []struct {
@@ -253,6 +290,92 @@ func BenchmarkCost(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkCostFloor is the floor of BenchmarkCost: what a hand-written
+// consumer does with the same STATE_DELTA events on the same states,
+// decoded by encoding/json into map[string]any and []any: decode the
+// event into a struct, split the pointer, and edit the tree in place (no
+// copy, no view published, no limit checked).
+func BenchmarkCostFloor(b *testing.B) {
+	type op struct {
+		Op    string `json:"op"`
+		Path  string `json:"path"`
+		Value any    `json:"value"`
+	}
+	type event struct {
+		Type  string `json:"type"`
+		Delta []op   `json:"delta"`
+	}
+	for _, cc := range costCases {
+		for _, sz := range costSizes {
+			b.Run(cc.name+"/"+sz.name, func(b *testing.B) {
+				text := cc.state(sz.size)
+				var doc any
+				if err := json.Unmarshal([]byte(text), &doc); err != nil {
+					b.Fatal(err)
+				}
+				st, err := jsonv.Parse([]byte(text), 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var events [][]byte
+				for _, d := range cc.events(st) {
+					events = append(events, []byte(`{"type":"STATE_DELTA","delta":`+d+`}`))
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; b.Loop(); i++ {
+					var ev event
+					if err := json.Unmarshal(events[i%len(events)], &ev); err != nil {
+						b.Fatal(err)
+					}
+					for _, o := range ev.Delta {
+						doc = floorApply(doc, o.Op, strings.Split(o.Path, "/")[1:], o.Value)
+					}
+				}
+			})
+		}
+	}
+}
+
+// floorApply applies one add, remove or replace to doc in place, as a
+// hand-written consumer would; it panics where the path names nothing.
+func floorApply(doc any, op string, tokens []string, v any) any {
+	parent := doc
+	for _, t := range tokens[:len(tokens)-1] {
+		switch c := parent.(type) {
+		case map[string]any:
+			parent = c[t]
+		case []any:
+			i, _ := strconv.Atoi(t)
+			parent = c[i]
+		}
+	}
+	last := tokens[len(tokens)-1]
+	switch c := parent.(type) {
+	case map[string]any:
+		if op == "remove" {
+			delete(c, last)
+		} else {
+			c[last] = v
+		}
+	case []any:
+		i, _ := strconv.Atoi(last)
+		switch op {
+		case "replace":
+			c[i] = v
+		case "add":
+			c = append(c[:i], append([]any{v}, c[i:]...)...)
+		default:
+			c = append(c[:i], c[i+1:]...)
+		}
+		if len(tokens) == 1 {
+			return c
+		}
+		floorApply(doc, "replace", tokens[:len(tokens)-1], c)
+	}
+	return doc
 }
 
 // parseShapes are the state shapes whose parsed memory is measured, at

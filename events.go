@@ -133,9 +133,10 @@ func (t *txn) dispatch(ev Event) error {
 }
 
 // parseJSON parses an event or run input, wrapping ErrLimit when it nests
-// deeper than maxDepth and ErrMalformedEvent when it is not JSON.
+// deeper than maxDepth and ErrMalformedEvent when it is not JSON. Small
+// containers are packed from the depth packDepth chooses.
 func parseJSON(data []byte, maxDepth int) (*jsonv.Node, error) {
-	n, err := jsonv.Parse(data, maxDepth)
+	n, err := jsonv.ParseFrom(data, maxDepth, packDepth(data))
 	switch {
 	case errors.Is(err, jsonv.ErrTooDeep):
 		return nil, fmt.Errorf("%w: %w", ErrLimit, err)

@@ -245,7 +245,7 @@ func (p *patcher) wrote(old, v *jsonv.Node, fromDoc bool) {
 	switch {
 	case p.changed:
 	case old == nil || fromDoc:
-		p.changed = old != v
+		p.changed = old == nil || !jsonv.Same(old, v)
 	default:
 		p.work += compareWork(old, v)
 		p.changed = !jsonv.Equal(old, v)

@@ -66,11 +66,23 @@ func (e *Edit) update(n *Node, tokens []string, i int, f func(*Node) (*Node, err
 	if i == len(tokens) {
 		return f(n)
 	}
+	if n.isPacked() {
+		if next, ok, err := e.updatePacked(n, tokens[i:], f); ok {
+			return next, err
+		}
+	}
 	t := tokens[i]
 	e.charge(stepWork + len(t))
-	_, pos, err := Child(n, t)
+	child, pos, err := Child(n, t)
 	if err != nil {
 		return nil, At(err, tokens[:i+1])
+	}
+	if n.isPacked() {
+		next, err := e.update(child, tokens, i+1, f)
+		if err != nil {
+			return nil, err
+		}
+		return e.SetAt(n, pos, next), nil
 	}
 	// The child is edited inside persist's update, which measures it
 	// first: the edit may change in place nodes that the child shares.
@@ -82,12 +94,7 @@ func (e *Edit) update(n *Node, tokens []string, i int, f func(*Node) (*Node, err
 		}
 		return next
 	}
-	var next *Node
-	if n.Kind() == Array {
-		next = newArray(n.array().elems.Update(e.own(), pos, down))
-	} else {
-		next = newObject(n.object().members.UpdateAt(e.own(), pos, down), n.aux())
-	}
+	next := e.setChild(n, pos, down)
 	if err != nil {
 		return nil, err
 	}
@@ -107,11 +114,34 @@ func (e *Edit) Resolve(root *Node, tokens []string) (*Node, error) {
 // [0, Len), set to v. A member keeps its name.
 func (e *Edit) SetAt(c *Node, i int, v *Node) *Node {
 	e.charge(stepWork)
-	if c.Kind() == Array {
-		return newArray(c.array().elems.Set(e.own(), i, v))
+	if c.isPacked() {
+		sp := c.spanAt(i)
+		if p := e.splice(c, sp.val, sp.end, v.Size(), c.packedCount(), func(b []byte) []byte { return Append(b, v) }); p != nil {
+			return p
+		}
+		c = unpack(c)
 	}
-	m := c.object().members.UpdateAt(e.own(), i, func(*Node) *Node { return v })
-	return newObject(m, c.aux())
+	return e.setChild(c, i, func(*Node) *Node { return v })
+}
+
+// setChild returns the tree container c with its child at position i
+// replaced by f of it. Where the edit copies a flat container, the new
+// node and its children are one allocation.
+func (e *Edit) setChild(c *Node, i int, f func(*Node) *Node) *Node {
+	if c.Kind() == Array {
+		s, pre := persist.UpdateIn[array](c.array().elems, e.own(), i, f)
+		if pre == nil {
+			return newArray(s)
+		}
+		*pre = array{header(Array, 0), s}
+		return &pre.Node
+	}
+	m, pre := persist.UpdateAtIn[object](c.object().members, e.own(), i, f)
+	if pre == nil {
+		return newObject(m, c.aux())
+	}
+	*pre = object{header(Object, c.aux()), m}
+	return &pre.Node
 }
 
 // SetMember returns object o with the value of member name set to v:
@@ -120,6 +150,12 @@ func (e *Edit) SetAt(c *Node, i int, v *Node) *Node {
 // value replaced too, or nil.
 func (e *Edit) SetMember(o *Node, name string, v *Node) (*Node, *Node) {
 	e.charge(stepWork + len(name))
+	if o.isPacked() {
+		if p, old, ok := e.setPacked(o, name, v); ok {
+			return p, old
+		}
+		o = unpack(o)
+	}
 	m, old, had := o.object().members.Put(e.own(), name, v)
 	if had {
 		return newObject(m, o.aux()), old
@@ -131,6 +167,14 @@ func (e *Edit) SetMember(o *Node, name string, v *Node) (*Node, *Node) {
 // value; or o and nil when o has no such member.
 func (e *Edit) RemoveMember(o *Node, name string) (*Node, *Node) {
 	e.charge(stepWork + len(name))
+	if o.isPacked() {
+		i, sp := o.findSpan(name)
+		if i < 0 {
+			return o, nil
+		}
+		_, old := o.childOf(sp)
+		return e.cut(o, sp), old
+	}
 	m, old, ok := o.object().members.Delete(e.own(), name)
 	if !ok {
 		return o, nil
@@ -142,6 +186,20 @@ func (e *Edit) RemoveMember(o *Node, name string) (*Node, *Node) {
 // i = Len appends.
 func (e *Edit) InsertElem(a *Node, i int, v *Node) *Node {
 	e.charge(stepWork)
+	if a.isPacked() {
+		s, count := a.packedText(), a.packedCount()
+		var p *Node
+		if i == count {
+			p = e.splice(a, len(s)-1, len(s)-1, 1+v.Size(), count+1, func(b []byte) []byte { return Append(append(b, ','), v) })
+		} else {
+			at := a.spanAt(i).val
+			p = e.splice(a, at, at, v.Size()+1, count+1, func(b []byte) []byte { return append(Append(b, v), ',') })
+		}
+		if p != nil {
+			return p
+		}
+		a = unpack(a)
+	}
 	return newArray(a.array().elems.Insert(e.own(), i, v))
 }
 
@@ -149,6 +207,11 @@ func (e *Edit) InsertElem(a *Node, i int, v *Node) *Node {
 // element.
 func (e *Edit) RemoveElem(a *Node, i int) (*Node, *Node) {
 	e.charge(stepWork)
+	if a.isPacked() {
+		sp := a.spanAt(i)
+		_, old := a.childOf(sp)
+		return e.cut(a, sp), old
+	}
 	s, old := a.array().elems.Delete(e.own(), i)
 	return newArray(s), old
 }
@@ -212,4 +275,56 @@ func NewObjectOf(names []string, vals ...*Node) *Node {
 		}
 	}
 	return NewObject(ns, vs)
+}
+
+// setPacked returns the packed object o with member name set to v, as
+// SetMember does, and the value replaced; or false when the result would
+// be larger than packMax.
+func (e *Edit) setPacked(o *Node, name string, v *Node) (*Node, *Node, bool) {
+	write := func(b []byte) []byte { return Append(b, v) }
+	if i, sp := o.findSpan(name); i >= 0 {
+		_, old := o.childOf(sp)
+		p := e.splice(o, sp.val, sp.end, v.Size(), o.packedCount(), write)
+		return p, old, p != nil
+	}
+	end := o.packedSize() - 1
+	p := e.splice(o, end, end, 2+StringSize(name)+v.Size(), o.packedCount()+1, func(b []byte) []byte {
+		return write(append(AppendString(append(b, ','), name), ':'))
+	})
+	return p, nil, p != nil
+}
+
+// cut returns the packed container c without the child at sp.
+func (e *Edit) cut(c *Node, sp span) *Node {
+	from, to := sp.key, sp.end
+	if c.packedText()[to] == ',' {
+		to++ // the comma after it
+	} else if from > 1 {
+		from-- // the last child: the comma before it
+	}
+	return e.splice(c, from, to, 0, c.packedCount()-1, func(b []byte) []byte { return b })
+}
+
+// updatePacked is update within the packed n: it finds the value that
+// tokens name in n's text, and splices what f returns for it in its place.
+// It reports false, having done nothing, where a token names nothing (so
+// that update fails as Child does) or the result would not stay packed.
+func (e *Edit) updatePacked(n *Node, tokens []string, f func(*Node) (*Node, error)) (*Node, bool, error) {
+	from, to, ok := n.locate(tokens)
+	if !ok {
+		return nil, false, nil
+	}
+	for _, t := range tokens {
+		e.charge(stepWork + len(t))
+	}
+	next, err := f(decodeValue(n.packedText()[from:to]))
+	if err != nil {
+		return nil, true, err
+	}
+	if p := e.splice(n, from, to, next.Size(), n.packedCount(), func(b []byte) []byte { return Append(b, next) }); p != nil {
+		return p, true, nil
+	}
+	// Too large to stay packed: set the new value in the tree of n.
+	v, err := e.update(unpack(n), tokens, 0, func(*Node) (*Node, error) { return next, nil })
+	return v, true, err
 }

@@ -26,6 +26,9 @@ func Append(dst []byte, n *Node) []byte {
 		dst = AppendString(dst, head)
 		return appendEscape(dst[:len(dst)-1], hi)
 	case Array:
+		if n.isPacked() {
+			return append(dst, n.packedText()...)
+		}
 		dst = append(dst, '[')
 		first := true
 		for run := range n.array().elems.Chunks() {
@@ -39,6 +42,9 @@ func Append(dst []byte, n *Node) []byte {
 		}
 		return append(dst, ']')
 	default:
+		if n.isPacked() {
+			return append(dst, n.packedText()...)
+		}
 		dst = append(dst, '{')
 		first := true
 		for run := range n.object().members.Chunks() {

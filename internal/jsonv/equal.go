@@ -20,6 +20,15 @@ func Equal(a, b *Node) bool {
 	if a.Kind() != b.Kind() {
 		return false
 	}
+	if a.isPacked() || b.isPacked() {
+		if a.isPacked() && b.isPacked() && a.packedText() == b.packedText() {
+			return true
+		}
+		if a.Len() != b.Len() {
+			return false
+		}
+		a, b = unpacked(a), unpacked(b)
+	}
 	switch a.Kind() {
 	case Number:
 		return NumberEqual(a.scalar().text, b.scalar().text)

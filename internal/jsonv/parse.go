@@ -12,6 +12,7 @@ import (
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/aguistate/aguistate/internal/persist"
 )
@@ -47,12 +48,27 @@ const DefaultMaxDepth = 1000
 // Containers are built at their exact size. Values are shared where they
 // can be: small integers and short strings (see [NewNumber], [NewString]),
 // and repeated short strings, numbers and member names.
-func Parse(data []byte, maxDepth int) (*Node, error) {
+//
+// A container nested in another (at depth 2 or more) whose compact text is
+// at most packMax bytes is held as that text (see packed.go); [ParseFrom]
+// chooses the depth.
+func Parse(data []byte, maxDepth int) (*Node, error) { return parse(data, maxDepth, 2) }
+
+// ParseFrom is [Parse] holding as their text the small containers at
+// depth packFrom or more (0 for none; the value itself is at depth 1).
+func ParseFrom(data []byte, maxDepth, packFrom int) (*Node, error) {
+	return parse(data, maxDepth, packFrom)
+}
+
+func parse(data []byte, maxDepth, packFrom int) (*Node, error) {
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
 	}
+	if packFrom <= 0 {
+		packFrom = maxDepth + 1
+	}
 	p := parsers.Get().(*parser)
-	p.data, p.pos, p.maxDepth = data, 0, maxDepth
+	p.data, p.pos, p.maxDepth, p.packFrom = data, 0, maxDepth, packFrom
 	defer p.release()
 	p.skipSpace()
 	n, err := p.value(0)
@@ -73,6 +89,8 @@ type parser struct {
 	data     []byte
 	pos      int
 	maxDepth int
+	packFrom int      // the least depth of a container that may be packed
+	loose    int      // white space runs and escapes not as Append writes them, so far
 	elems    []*Node  // elements of the open arrays
 	members  []member // members of the open objects
 	at       []int    // where each member of the open objects starts
@@ -160,13 +178,42 @@ func (p *parser) fail(kind error, format string, args ...any) error {
 }
 
 func (p *parser) skipSpace() {
+	start := p.pos
 	for p.pos < len(p.data) {
 		switch p.data[p.pos] {
 		case ' ', '\t', '\n', '\r':
 			p.pos++
 		default:
+			if p.pos > start {
+				p.loose++
+			}
 			return
 		}
+	}
+}
+
+// pack returns the container that ends at p.pos and starts at start as a
+// packed one, when its text is compact and written as Append writes it,
+// small enough, and deep enough; and otherwise nil. loose is p.loose when
+// the container began; depth, its depth; kids, its children.
+func (p *parser) pack(start, loose, depth int, kids func(yield func(*Node) bool)) *Node {
+	if depth < p.packFrom || p.pos-start > packMax || p.loose != loose {
+		return nil
+	}
+	count, deepest := 0, 0
+	for v := range kids {
+		count++
+		deepest = max(deepest, v.Depth())
+	}
+	return newPacked(unsafe.String(&p.data[start], p.pos-start), count, deepest+1)
+}
+
+// canonical counts in p.loose a string literal, from start to p.pos, whose
+// text is not as AppendString writes it.
+func (p *parser) canonical(start int, text []byte) {
+	var stack [packMax]byte
+	if p.pos-start > packMax || string(AppendString(stack[:0], string(text))) != string(p.data[start:p.pos]) {
+		p.loose++
 	}
 }
 
@@ -224,6 +271,7 @@ func (p *parser) object(depth int) (*Node, error) {
 	if depth > p.maxDepth {
 		return nil, p.fail(ErrTooDeep, "more than %d nested containers", p.maxDepth)
 	}
+	start, loose := p.pos, p.loose
 	p.pos++ // {
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
@@ -245,6 +293,7 @@ func (p *parser) object(depth int) (*Node, error) {
 		if escaped {
 			name = string(raw)
 			extra += nameExtra(name)
+			p.canonical(at, raw)
 		} else {
 			name = p.name(raw)
 		}
@@ -269,6 +318,11 @@ func (p *parser) object(depth int) (*Node, error) {
 			p.pos++
 		case '}':
 			p.pos++
+			if n := p.packObject(start, loose, depth, base); n != nil {
+				clear(p.members[base:])
+				p.members, p.at = p.members[:base], p.at[:base]
+				return n, nil
+			}
 			n, err := p.closeObject(base, extra)
 			clear(p.members[base:])
 			p.members, p.at = p.members[:base], p.at[:base]
@@ -277,6 +331,29 @@ func (p *parser) object(depth int) (*Node, error) {
 			return nil, p.fail(ErrSyntax, "expected ',' or '}' in an object, found %s", p.found())
 		}
 	}
+}
+
+// packObject returns the object of the members from base on packed, as
+// pack does, when their names are distinct.
+func (p *parser) packObject(start, loose, depth, base int) *Node {
+	if depth < p.packFrom || p.pos-start > packMax || p.loose != loose {
+		return nil
+	}
+	ms := p.members[base:]
+	for i := range ms {
+		for j := range i {
+			if ms[j].Key == ms[i].Key {
+				return nil // closeObject reports it
+			}
+		}
+	}
+	return p.pack(start, loose, depth, func(yield func(*Node) bool) {
+		for _, m := range ms {
+			if !yield(m.Value) {
+				return
+			}
+		}
+	})
 }
 
 // closeObject makes the object of the members from base on.
@@ -305,6 +382,7 @@ func (p *parser) array(depth int) (*Node, error) {
 	if depth > p.maxDepth {
 		return nil, p.fail(ErrTooDeep, "more than %d nested containers", p.maxDepth)
 	}
+	start, loose := p.pos, p.loose
 	p.pos++ // [
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
@@ -338,6 +416,19 @@ func (p *parser) array(depth int) (*Node, error) {
 		case ']':
 			p.pos++
 			es := p.elems[base:]
+			if long == nil {
+				if n := p.pack(start, loose, depth, func(yield func(*Node) bool) {
+					for _, v := range es {
+						if !yield(v) {
+							return
+						}
+					}
+				}); n != nil {
+					clear(es)
+					p.elems = p.elems[:base]
+					return n, nil
+				}
+			}
 			var s elems
 			if long != nil {
 				long.Add(es...)
@@ -405,9 +496,13 @@ func (p *parser) digits() int {
 
 // stringValue reads a string literal as a value.
 func (p *parser) stringValue() (*Node, error) {
+	start := p.pos
 	raw, escaped, err := p.string()
 	if err != nil {
 		return nil, err
+	}
+	if escaped {
+		p.canonical(start, raw)
 	}
 	if len(raw) <= 1 && (len(raw) == 0 || raw[0] < 128) {
 		return sharedString(string(raw)), nil

@@ -295,6 +295,9 @@ func (n *Node) Kind() Kind { return Kind(n.meta & kindMask) }
 // Size returns the length in bytes of the value's compact JSON text, as
 // [Append] writes it. It costs O(1).
 func (n *Node) Size() int {
+	if n.isPacked() {
+		return n.packedSize()
+	}
 	switch n.Kind() {
 	case Array:
 		s := n.array().elems
@@ -309,6 +312,9 @@ func (n *Node) Size() int {
 // Depth returns the value's nesting depth: 0 for a scalar, 1 for a
 // container of scalars, and so on. It costs O(1).
 func (n *Node) Depth() int {
+	if n.isPacked() {
+		return n.packedDepth()
+	}
 	switch n.Kind() {
 	case Array:
 		return 1 + int(n.array().elems.Summary().depth)
@@ -359,6 +365,9 @@ func (n *Node) stringParts() (head string, hi rune) {
 // Len returns the number of elements of an array or members of an object,
 // and 0 for other kinds.
 func (n *Node) Len() int {
+	if n.isPacked() {
+		return n.packedCount()
+	}
 	switch n.Kind() {
 	case Array:
 		return n.array().elems.Len()
@@ -369,25 +378,36 @@ func (n *Node) Len() int {
 }
 
 // Elem returns element i of an array, in O(log n); i must be in range.
-func (n *Node) Elem(i int) *Node { return n.array().elems.At(i) }
+func (n *Node) Elem(i int) *Node {
+	if n.isPacked() {
+		_, v := n.packedChild(i)
+		return v
+	}
+	return n.array().elems.At(i)
+}
 
 // All returns an iterator over an array's elements and their indexes, or
 // over nothing for other kinds.
 func (n *Node) All() iter.Seq2[int, *Node] {
-	if n.Kind() != Array {
-		return func(func(int, *Node) bool) {}
+	if n.meta&(kindMask|packedFlag) != uint64(Array) {
+		return n.packedElems() // or nothing, for other kinds
 	}
 	return n.array().elems.All()
 }
 
 // Member returns member i of an object as its name and value, in O(log n).
-func (n *Node) Member(i int) (string, *Node) { return n.object().members.At(i) }
+func (n *Node) Member(i int) (string, *Node) {
+	if n.isPacked() {
+		return n.packedChild(i)
+	}
+	return n.object().members.At(i)
+}
 
 // Members returns an iterator over an object's member names and values in
 // order, or over nothing for other kinds.
 func (n *Node) Members() iter.Seq2[string, *Node] {
-	if n.Kind() != Object {
-		return func(func(string, *Node) bool) {}
+	if n.meta&(kindMask|packedFlag) != uint64(Object) {
+		return n.packedMembers() // or nothing, for other kinds
 	}
 	return n.object().members.All()
 }
@@ -397,10 +417,19 @@ func (n *Node) Get(name string) *Node {
 	if n.Kind() != Object {
 		return nil
 	}
-	_, v := n.object().members.Find(name)
+	_, v := n.find(name)
 	return v
 }
 
 // find returns the position and value of an object's member called name,
 // or -1.
-func (n *Node) find(name string) (int, *Node) { return n.object().members.Find(name) }
+func (n *Node) find(name string) (int, *Node) {
+	if n.isPacked() {
+		i, sp := n.findSpan(name)
+		if i < 0 {
+			return -1, nil
+		}
+		return i, decodeValue(n.packedText()[sp.val:sp.end])
+	}
+	return n.object().members.Find(name)
+}

@@ -237,36 +237,98 @@ func (e *editor[T, S, M]) ownItems(c *node[T, S, M], extra int) {
 // A small leaf and its elements are one allocation: most containers are
 // small, and a copy of one then costs one allocation, not two.
 func newLeaf[T any](items []T, size int) *leaf[T] {
-	var l *leaf[T]
-	switch {
-	case size <= 1:
-		l = leafWith(func(r *[1]T) []T { return r[:] })
-	case size <= 2:
-		l = leafWith(func(r *[2]T) []T { return r[:] })
-	case size <= 3:
-		l = leafWith(func(r *[3]T) []T { return r[:] })
-	case size <= 4:
-		l = leafWith(func(r *[4]T) []T { return r[:] })
-	case size <= 6:
-		l = leafWith(func(r *[6]T) []T { return r[:] })
-	case size <= 8:
-		l = leafWith(func(r *[8]T) []T { return r[:] })
-	default:
-		l = &leaf[T]{items: make([]T, 0, size)}
-	}
-	l.items = append(l.items, items...)
+	_, l := newLeafIn[T, struct{}](items, size)
 	return l
 }
 
-// leafWith returns an empty leaf allocated with the array R of its
-// elements, which room slices.
-func leafWith[T, R any](room func(*R) []T) *leaf[T] {
+// newLeafIn is newLeaf, allocating a zero P in front of the leaf, in the
+// same allocation, and returning it too.
+func newLeafIn[T, P any](items []T, size int) (*P, *leaf[T]) {
+	var p *P
+	var l *leaf[T]
+	switch {
+	case size <= 1:
+		p, l = leafWith[T, P](func(r *[1]T) []T { return r[:] })
+	case size <= 2:
+		p, l = leafWith[T, P](func(r *[2]T) []T { return r[:] })
+	case size <= 3:
+		p, l = leafWith[T, P](func(r *[3]T) []T { return r[:] })
+	case size <= 4:
+		p, l = leafWith[T, P](func(r *[4]T) []T { return r[:] })
+	case size <= 6:
+		p, l = leafWith[T, P](func(r *[6]T) []T { return r[:] })
+	case size <= 8:
+		p, l = leafWith[T, P](func(r *[8]T) []T { return r[:] })
+	default:
+		b := new(struct {
+			pre P
+			leaf[T]
+		})
+		p, l = &b.pre, &b.leaf
+		l.items = make([]T, 0, size)
+	}
+	l.items = append(l.items, items...)
+	return p, l
+}
+
+// leafWith returns a zero P and an empty leaf allocated with the array R
+// of its elements, which room slices.
+func leafWith[T, P, R any](room func(*R) []T) (*P, *leaf[T]) {
 	b := new(struct {
+		pre P
 		leaf[T]
 		room R
 	})
 	b.items = room(&b.room)[:0]
-	return &b.leaf
+	return &b.pre, &b.leaf
+}
+
+// copyFlatIn makes the flat root c, which the editor does not own, a copy
+// it owns, allocated with a zero P that it returns.
+func copyFlatIn[P, T, S any, M Measure[T, S]](e *editor[T, S, M], c *node[T, S, M]) *P {
+	old := c.items()
+	var id uint64
+	if c.lf != nil {
+		id = c.lf.id
+	}
+	p, l := newLeafIn[T, P](old, len(old))
+	l.own, l.id = e.tok, id
+	c.lf = l
+	alloc[T](e, cap(l.items))
+	alloc[leaf[T]](e, 1)
+	return p
+}
+
+// newBranch returns a branch of a copy of kids, with room for size
+// children. The branch and its children are one allocation, as a small
+// leaf and its elements are, so that copying a branch on a path costs one.
+func newBranch[T, S any, M Measure[T, S]](kids []node[T, S, M], size int) *branch[T, S, M] {
+	var b *branch[T, S, M]
+	switch {
+	case size <= 4:
+		b = branchWith(func(r *[4]node[T, S, M]) []node[T, S, M] { return r[:] })
+	case size <= 8:
+		b = branchWith(func(r *[8]node[T, S, M]) []node[T, S, M] { return r[:] })
+	case size <= 12:
+		b = branchWith(func(r *[12]node[T, S, M]) []node[T, S, M] { return r[:] })
+	case size <= branchMax+1:
+		b = branchWith(func(r *[branchMax + 1]node[T, S, M]) []node[T, S, M] { return r[:] })
+	default:
+		b = &branch[T, S, M]{kids: make([]node[T, S, M], 0, size)}
+	}
+	b.kids = append(b.kids, kids...)
+	return b
+}
+
+// branchWith returns an empty branch allocated with the array R of its
+// children, which room slices.
+func branchWith[T, S any, M Measure[T, S], R any](room func(*R) []node[T, S, M]) *branch[T, S, M] {
+	b := new(struct {
+		branch[T, S, M]
+		room R
+	})
+	b.kids = room(&b.room)[:0]
+	return &b.branch
 }
 
 // ownBranch makes c's branch one the editor may change, and returns it.
@@ -275,8 +337,8 @@ func (e *editor[T, S, M]) ownBranch(c *node[T, S, M]) *branch[T, S, M] {
 	if b.own == e.tok {
 		return b
 	}
-	nb := &branch[T, S, M]{kids: make([]node[T, S, M], len(b.kids), len(b.kids)+1), n: b.n, own: e.tok, id: b.id}
-	copy(nb.kids, b.kids)
+	nb := newBranch(b.kids, len(b.kids)+1)
+	nb.n, nb.own, nb.id = b.n, e.tok, b.id
 	c.br = nb
 	alloc[node[T, S, M]](e, len(nb.kids)+1)
 	alloc[branch[T, S, M]](e, 1)
@@ -364,8 +426,8 @@ func (e *editor[T, S, M]) splitLeaf(c *node[T, S, M], keep int) node[T, S, M] {
 // after the first keep to a new branch, and returns it.
 func (e *editor[T, S, M]) splitBranch(c *node[T, S, M], keep int) node[T, S, M] {
 	b := c.br
-	nb := &branch[T, S, M]{kids: make([]node[T, S, M], len(b.kids)-keep, len(b.kids)-keep+1), own: e.tok, id: newID()}
-	copy(nb.kids, b.kids[keep:])
+	nb := newBranch(b.kids[keep:], len(b.kids)-keep+1)
+	nb.own, nb.id = e.tok, newID()
 	alloc[node[T, S, M]](e, len(nb.kids)+1)
 	alloc[branch[T, S, M]](e, 1)
 	clear(b.kids[keep:])
@@ -384,7 +446,8 @@ func (e *editor[T, S, M]) splitBranch(c *node[T, S, M], keep int) node[T, S, M] 
 
 // grow puts a new branch above root and its new sibling right.
 func (e *editor[T, S, M]) grow(root, right node[T, S, M]) node[T, S, M] {
-	b := &branch[T, S, M]{kids: []node[T, S, M]{root, right}, n: root.len() + right.len(), own: e.tok, id: newID()}
+	b := newBranch([]node[T, S, M]{root, right}, 3)
+	b.n, b.own, b.id = root.len()+right.len(), e.tok, newID()
 	alloc[node[T, S, M]](e, 2)
 	alloc[branch[T, S, M]](e, 1)
 	if e.tr != nil {
@@ -580,7 +643,8 @@ func (e *editor[T, S, M]) buildUp(level []node[T, S, M]) node[T, S, M] {
 
 // branchOf returns a new branch of a copy of kids.
 func (e *editor[T, S, M]) branchOf(kids []node[T, S, M]) node[T, S, M] {
-	b := &branch[T, S, M]{kids: slices.Clone(kids), id: newID()}
+	b := newBranch(kids, len(kids))
+	b.id = newID()
 	for k := range b.kids {
 		b.n += b.kids[k].len()
 		if e.tr != nil {

@@ -232,6 +232,17 @@ func (m Map[V, S, M]) UpdateAt(o *Owner, i int, f func(V) V) Map[V, S, M] {
 	return m
 }
 
+// UpdateAtIn is [Map.UpdateAt] for a caller that keeps a header of type
+// P beside the Map, as [UpdateIn] does for a Seq.
+func UpdateAtIn[P, V, S any, M Measure[Entry[V], S]](m Map[V, S, M], o *Owner, i int, f func(V) V) (Map[V, S, M], *P) {
+	var p *P
+	m.seq, p = UpdateIn[P](m.seq, o, i, func(v Entry[V]) Entry[V] {
+		v.Value = f(v.Value)
+		return v
+	})
+	return m, p
+}
+
 // Insert returns m with key and v inserted before position i, in [0, Len],
 // or m and false when m has key already.
 func (m Map[V, S, M]) Insert(o *Owner, i int, key string, v V) (Map[V, S, M], bool) {

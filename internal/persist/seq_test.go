@@ -317,3 +317,41 @@ func TestSeqSeek(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateIn checks that UpdateIn allocates a header with the copy of a
+// flat Seq, and only then: not for a tree, nor for a leaf the Owner owns.
+func TestUpdateIn(t *testing.T) {
+	type header struct{ tag int }
+	double := func(v int) int { return 2 * v }
+	for _, tt := range []struct {
+		name       string
+		n          int
+		owned      bool
+		wantHeader bool
+		reason     string
+	}{
+		{"flat", 5, false, true, "the copy of the leaf comes with a header"},
+		{"flat owned", 5, true, false, "a leaf the Owner owns changes in place"},
+		{"tree", 1000, false, false, "a tree copies a path, not one leaf"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := NewOwner()
+			s := SeqOf[int, stat, statOf](seqRange(tt.n)...)
+			if tt.owned {
+				s = s.Set(o, 0, 0)
+			}
+			var before []int
+			for _, v := range s.All() {
+				before = append(before, v)
+			}
+			got, h := UpdateIn[header](s, o, 3, double)
+			assert.Equal(t, tt.wantHeader, h != nil, tt.reason)
+			want := seqRange(tt.n)
+			want[3] = 6
+			checkSeq(t, got, want)
+			if !tt.owned {
+				checkSeq(t, s, before) // persistent: the old Seq is as it was
+			}
+		})
+	}
+}
