@@ -31,6 +31,8 @@ type Consumer struct {
 	edit    *jsonv.Edit  // the batch of edits of the change being made, sealed between changes
 	work    txn          // the change being made; see begin and done
 	touched []construct  // the buffer of work.streamed.touched between changes, empty
+	token     token      // the token event being applied, if it is one (token.go)
+	lastToken string     // the id of the last token event, which the next shares
 }
 
 // view is everything a reader can see. It is never changed once published:
@@ -122,6 +124,7 @@ func (c *Consumer) apply(event []byte, id *string) (Event, error) {
 	defer c.done()
 	old := c.cur.Load()
 	ev := Event{Position: old.nextPosition()}
+	defer func() { c.token = token{} }() // its delta may be a view of event
 	t, err := c.step(old, &ev, event)
 	if err != nil {
 		return ev, c.rejectLocked(&EventError{Type: ev.Type, Err: err})
@@ -164,23 +167,35 @@ func (c *Consumer) rejectLocked(ee *EventError) error {
 
 // step applies the event text to old, filling in ev. It returns the work
 // to publish, which skips the event when ValidateState refused its state,
-// or a fatal error.
+// or a fatal error. A token event (token.go) takes the short path, and ev
+// then holds no value: notify makes it from c.token for subscribers.
 func (c *Consumer) step(old *view, ev *Event, text []byte) (*txn, error) {
 	if len(text) > c.opts.MaxEventSize {
 		return nil, fmt.Errorf("%w: the event is %d bytes, more than MaxEventSize (%d)", ErrLimit, len(text), c.opts.MaxEventSize)
 	}
+	tk, short := scanToken(text, c.lastToken)
 	var err error
-	if ev.v, ev.Type, err = parseEvent(text, c.opts.MaxDepth); err != nil {
+	if short {
+		ev.Type, c.token, c.lastToken = tk.typ.name, tk, tk.id
+	} else if ev.v, ev.Type, err = parseEvent(text, c.opts.MaxDepth); err != nil {
 		return nil, err
 	}
 	t := c.begin(old)
 	t.pos = ev.Position
-	if err := t.dispatch(*ev); err != nil {
+	if short {
+		err = t.applyToken(&tk)
+	} else {
+		err = t.dispatch(*ev)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if err := c.check(t); err != nil {
 		if !errors.Is(err, ErrStateRejected) {
 			return nil, err
+		}
+		if ev.v == nil {
+			ev.v = tk.node()
 		}
 		return c.rejected(old, *ev, err)
 	}

@@ -5,6 +5,7 @@ package aguistate
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
@@ -43,10 +44,14 @@ func (t *txn) ed() *jsonv.Edit {
 
 // concatText returns the string s (nil for none, or a value that is not a
 // string, which is replaced) followed by piece, in time proportional to
-// piece.
+// piece. piece may be a view of the event's text (token.go): what it
+// returns holds a copy.
 func (t *txn) concatText(s *jsonv.Node, piece string) *jsonv.Node {
 	if s != nil && s.Kind() != jsonv.String {
 		s = nil
+	}
+	if s == nil {
+		piece = strings.Clone(piece)
 	}
 	return t.concat.Append(s, piece)
 }
