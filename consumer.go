@@ -26,13 +26,13 @@ type Consumer struct {
 	subs      subscribers
 	streaming atomic.Bool // claimed by RunAgent and Follow while they run
 
-	mu      sync.Mutex   // serialises writers; guards what follows
-	concat  jsonv.Concat // makes streamed text cost its length once
-	edit    *jsonv.Edit  // the batch of edits of the change being made, sealed between changes
-	work    txn          // the change being made; see begin and done
-	touched []construct  // the buffer of work.streamed.touched between changes, empty
-	token     token      // the token event being applied, if it is one (token.go)
-	lastToken string     // the id of the last token event, which the next shares
+	mu        sync.Mutex   // serialises writers; guards what follows
+	concat    jsonv.Concat // makes streamed text cost its length once
+	edit      *jsonv.Edit  // the batch of edits of the change being made, sealed between changes
+	work      txn          // the change being made; see begin and done
+	touched   []construct  // the buffer of work.streamed.touched between changes, empty
+	token     token        // the token event being applied, if it is one (token.go)
+	lastToken string       // the id of the last token event, which the next shares
 }
 
 // view is everything a reader can see. It is never changed once published:
