@@ -31,6 +31,8 @@ type Consumer struct {
 	edit      *jsonv.Edit  // the batch of edits of the change being made, sealed between changes
 	work      txn          // the change being made; see begin and done
 	touched   []construct  // the buffer of work.streamed.touched between changes, empty
+	replaced  []string     // the buffer of work.replaced between changes, empty
+	target    tokenTarget  // the message the last event appended text to (token.go)
 	token     token        // the token event being applied, if it is one (token.go)
 	lastToken string       // the id of the last token event, which the next shares
 }
@@ -143,6 +145,7 @@ func (c *Consumer) apply(event []byte, id *string) (Event, error) {
 		ch.Pieces = t.pieces(old)
 	}
 	c.publish(t)
+	c.target = t.appended
 	c.notify(ch)
 	return ev, nil
 }
@@ -162,6 +165,7 @@ func (c *Consumer) rejectLocked(ee *EventError) error {
 	counted.events++
 	ee.Position = counted.events
 	c.cur.Store(&counted)
+	c.target = tokenTarget{}
 	return ee
 }
 
@@ -183,7 +187,7 @@ func (c *Consumer) step(old *view, ev *Event, text []byte) (*txn, error) {
 	t := c.begin(old)
 	t.pos = ev.Position
 	if short {
-		err = t.applyToken(&tk)
+		err = t.applyToken(&tk, c.target)
 	} else {
 		err = t.dispatch(*ev)
 	}
@@ -288,16 +292,23 @@ func (c *Consumer) begin(old *view) *txn {
 	*next = *old
 	c.work = txn{old: old, next: next, opts: &c.opts, concat: &c.concat, edit: c.edit}
 	c.work.streamed.touched, c.touched = c.touched, nil
+	c.work.replaced, c.replaced = c.replaced, nil
 	return &c.work
 }
 
 // done ends the work of a change, so that the Consumer keeps nothing of
 // it: neither the view it started from nor one that failed. It keeps the
-// small buffer of the constructs the change touched, emptied, for the next.
+// small buffers of the constructs the change touched and of the messages
+// it replaced, emptied, for the next: a Change's slices are copied for
+// each subscriber (deliver).
 func (c *Consumer) done() {
 	if b := c.work.streamed.touched; cap(b) <= 16 {
 		clear(b[:cap(b)])
 		c.touched = b[:0]
+	}
+	if b := c.work.replaced; cap(b) <= 16 {
+		clear(b[:cap(b)])
+		c.replaced = b[:0]
 	}
 	c.work = txn{}
 }
@@ -339,4 +350,7 @@ func (c *Consumer) commitLocal(t *txn) error {
 // publish makes the view t built the one readers see. That view is not
 // inside t: a pointer into t would keep t alive, and with it t.old, and so
 // every earlier view back to the first event.
-func (c *Consumer) publish(t *txn) { c.cur.Store(t.next) }
+func (c *Consumer) publish(t *txn) {
+	c.cur.Store(t.next)
+	c.target = tokenTarget{}
+}

@@ -198,16 +198,37 @@ func scanString(text []byte, i int) (raw []byte, end int, escaped, ok bool) {
 }
 
 // applyToken applies a token event, as dispatch applies the event that
-// tk.node() returns.
-func (t *txn) applyToken(tk *token) error {
+// tk.node() returns. last is the message the last event appended text to.
+func (t *txn) applyToken(tk *token, last tokenTarget) error {
 	if err := t.checkLifecycle(tk.typ.name); err != nil {
 		return err
 	}
 	t.closeLane("") // the event has no "subagentRunId": the parent's lane
-	if tk.typ.kind == toolConstruct {
+	k := tk.typ.kind
+	if k == toolConstruct {
 		t.appendToolArgs(tk.id, tk.delta, nil)
+		return nil
+	}
+	var m Message
+	i, ok := last.i, false
+	if last.view == t.old && last.kind == k && last.id == tk.id {
+		m, ok = t.next.messages.At(i), true
 	} else {
-		t.appendText(tk.typ.kind, tk.id, tk.delta, nil)
+		m, i, ok = t.openTarget(k, tk.id)
+	}
+	if ok {
+		t.appendTo(k, i, m, tk.delta, nil)
+		t.appended = tokenTarget{view: t.next, kind: k, id: tk.id, i: i}
 	}
 	return nil
+}
+
+// tokenTarget is the open message of kind kind with id that a token event
+// appended text to, at position i of the messages of view. A token event
+// to the same message that applies to that view need not look for it.
+type tokenTarget struct {
+	view *view
+	kind constructKind
+	id   string
+	i    int
 }

@@ -25,11 +25,12 @@ type txn struct {
 	patched      *jsonv.Node // the state a STATE_DELTA made, if one did
 	patchChanged bool        // whether that delta changed the state
 
-	warn                     error    // the reason the event was skipped, if it was
-	notice                   error    // a warning of an event that applies (ErrProtocolVersion), if any
-	streamed                 streamed // what the Pieces of its Change are made of (piece.go)
-	added, replaced, removed []string // message ids, in the order of the edits
-	tooLarge                 error    // why the first message added or replaced that exceeds a limit does
+	warn                     error       // the reason the event was skipped, if it was
+	notice                   error       // a warning of an event that applies (ErrProtocolVersion), if any
+	streamed                 streamed    // what the Pieces of its Change are made of (piece.go)
+	added, replaced, removed []string    // message ids, in the order of the edits
+	tooLarge                 error       // why the first message added or replaced that exceeds a limit does
+	appended                 tokenTarget // the message a token event appended text to, if one did
 }
 
 // ed returns the batch of the change's edits of messages and of the list:
