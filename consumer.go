@@ -45,19 +45,32 @@ type view struct {
 	diverged bool
 	events   int // events given to Apply so far, rejected ones included
 
-	threadID, runID string              // of the last run started, "" before one
-	run             runPhase            // where the thread is in the run lifecycle
-	interrupts      []*jsonv.Node       // pending interrupts of the last run; never edited
-	open            keyedSet[construct] // open constructs, in the order they opened
-	chunks          []chunkStream       // open chunk streams, one per lane; never edited
-	steps           keyedSet[openStep]  // open steps of the run, in the order they opened
-	spans           keyedSet[openSpan]  // open reasoning spans of the run, in order
-	subagents       keyedSet[subagent]  // subagents the run started, in order
-	calls           keyedSet[runCall]   // tool calls the last run started, in order (pending.go)
-	ends            []*jsonv.Node       // RUN_FINISHED and RUN_ERROR that ended the last run; never edited
-	eventID         string              // the SSE id of the stream after the last event applied from one
-	thinking        thinkingIDs         // what a pre-1.0 producer's THINKING_* events continue (legacy.go)
+	open    keyedSet[construct] // open constructs, in the order they opened
+	chunks  []chunkStream       // open chunk streams, one per lane; never edited
+	eventID string              // the SSE id of the stream after the last event applied from one
+
+	// runView is what changes only at run boundaries, steps, spans and
+	// subagents, and tool calls starting: views share it until a change
+	// changes it (txn.scope), so that a token's view is small.
+	*runView
 }
+
+// runView is the part of a view that seldom changes. It is never changed
+// once published.
+type runView struct {
+	threadID, runID string             // of the last run started, "" before one
+	run             runPhase           // where the thread is in the run lifecycle
+	interrupts      []*jsonv.Node      // pending interrupts of the last run; never edited
+	steps           keyedSet[openStep] // open steps of the run, in the order they opened
+	spans           keyedSet[openSpan] // open reasoning spans of the run, in order
+	subagents       keyedSet[subagent] // subagents the run started, in order
+	calls           keyedSet[runCall]  // tool calls the last run started, in order (pending.go)
+	ends            []*jsonv.Node      // RUN_FINISHED and RUN_ERROR that ended the last run; never edited
+	thinking        thinkingIDs        // what a pre-1.0 producer's THINKING_* events continue (legacy.go)
+}
+
+// emptyRun is the runView of a new thread.
+var emptyRun runView
 
 // nextPosition is the position of the next event given to the Consumer
 // (see [Event].Position): one more than the events it has been given.
@@ -71,7 +84,7 @@ func New(opts *Options) *Consumer {
 		c.opts = *opts
 	}
 	c.opts = c.opts.withDefaults()
-	c.cur.Store(&view{state: jsonv.NewObject(nil, nil)})
+	c.cur.Store(&view{state: jsonv.NewObject(nil, nil), runView: &emptyRun})
 	return c
 }
 

@@ -31,6 +31,17 @@ type txn struct {
 	added, replaced, removed []string    // message ids, in the order of the edits
 	tooLarge                 error       // why the first message added or replaced that exceeds a limit does
 	appended                 tokenTarget // the message a token event appended text to, if one did
+	ownRun                   bool        // next.runView is the change's own copy (scope)
+}
+
+// scope returns the runView of the view being built, to change: a copy of
+// the one it shares with the view before, made once per change.
+func (t *txn) scope() *runView {
+	if !t.ownRun {
+		r := *t.next.runView
+		t.next.runView, t.ownRun = &r, true
+	}
+	return t.next.runView
 }
 
 // ed returns the batch of the change's edits of messages and of the list:
