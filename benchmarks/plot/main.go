@@ -202,6 +202,7 @@ func deltaFigure(res map[string]float64, path string) (bool, error) {
 	for i := range plots {
 		plots[i] = make([]*plot.Plot, cols)
 	}
+	var legend []legendEntry
 	for k, row := range rows {
 		p := plot.New()
 		p.Title.Text = cmp.Or(rowTitles[row], row)
@@ -222,13 +223,12 @@ func deltaFigure(res map[string]float64, path string) (bool, error) {
 				continue
 			}
 			sort.Slice(xys, func(i, j int) bool { return xys[i].X < xys[j].X })
-			if err := addLine(p, s, xys, k == 0); err != nil {
+			if err := addLine(p, s, xys, false); err != nil {
 				return false, err
 			}
-		}
-		if k == 0 {
-			p.Legend.Top, p.Legend.Left = true, true
-			p.Legend.TextStyle.Font.Size = vg.Points(9)
+			if !slices.ContainsFunc(legend, func(e legendEntry) bool { return e.label == s.label }) {
+				legend = append(legend, legendEntry{s.label, s})
+			}
 		}
 		plots[k/cols][k%cols] = p
 	}
@@ -237,9 +237,12 @@ func deltaFigure(res map[string]float64, path string) (bool, error) {
 		p.HideAxes()
 		plots[k/cols][k%cols] = p
 	}
-	width, height := 11*vg.Inch, vg.Length(nrows)*3.6*vg.Inch
+	const head = 1.1 * vg.Inch // the figure's title and legend
+	width, height := 11*vg.Inch, vg.Length(nrows)*3.6*vg.Inch+head
 	img := vgimg.New(width, height)
-	dc := draw.New(img)
+	whole := draw.New(img)
+	drawHead(whole, "One STATE_DELTA of one operation, from its JSON text to the published state", legend)
+	dc := draw.Crop(whole, 0, 0, 0, -head)
 	tiles := draw.Tiles{Rows: nrows, Cols: cols, PadX: vg.Millimeter * 6, PadY: vg.Millimeter * 6, PadTop: vg.Millimeter * 4, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4}
 	canvases := plot.Align(plots, tiles, dc)
 	for i := range plots {
@@ -248,6 +251,35 @@ func deltaFigure(res map[string]float64, path string) (bool, error) {
 		}
 	}
 	return true, writePNG(img, path)
+}
+
+// legendEntry is one line of a figure's legend.
+type legendEntry struct {
+	label string
+	s     series
+}
+
+// drawHead writes a figure's title at the top of c, and its legend below.
+func drawHead(c draw.Canvas, title string, entries []legendEntry) {
+	font := plot.DefaultFont
+	font.Size = vg.Points(13)
+	style := draw.TextStyle{Color: color.Black, Font: font, Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
+	top := c.Max.Y - vg.Points(10)
+	c.FillText(style, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: top}, title)
+	l := plot.NewLegend()
+	l.TextStyle.Font.Size = vg.Points(11)
+	for _, e := range entries {
+		line := plotter.NewFunction(func(float64) float64 { return 0 })
+		line.Color, line.Width, line.Dashes = e.s.color, vg.Points(1.8), e.s.dashes
+		pts, _ := plotter.NewScatter(plotter.XYs{{}})
+		pts.Color, pts.Shape, pts.Radius = e.s.color, e.s.shape, vg.Points(3.5)
+		l.Add(e.label, line, pts)
+	}
+	l.Padding = vg.Points(5)
+	l.Top, l.Left = true, true
+	l.XOffs = vg.Inch * 0.9
+	l.YOffs = -vg.Points(34)
+	l.Draw(c)
 }
 
 // rowOf returns the row of a BenchmarkCost-like name after prefix.
@@ -268,11 +300,11 @@ var messageSeries = []series{
 // against the messages held, and reports whether there was one.
 func messagesFigure(res map[string]float64, path string) (bool, error) {
 	p := plot.New()
-	p.Title.Text = "One message event against the messages held"
 	p.X.Label.Text = "messages held"
 	p.Y.Label.Text = "time per event"
 	logAxes(p, countTicks{}, timeTicks{})
 	drawn := false
+	var legend []legendEntry
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range messageSeries {
 		var xys plotter.XYs
@@ -293,19 +325,21 @@ func messagesFigure(res map[string]float64, path string) (bool, error) {
 		}
 		drawn = true
 		sort.Slice(xys, func(i, j int) bool { return xys[i].X < xys[j].X })
-		if err := addLine(p, s, xys, true); err != nil {
+		if err := addLine(p, s, xys, false); err != nil {
 			return false, err
 		}
+		legend = append(legend, legendEntry{s.label, s})
 	}
 	if !drawn {
 		return false, nil
 	}
 	p.X.Min, p.X.Max = 60, 170_000
 	p.Y.Min, p.Y.Max = lo/2, hi*2
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.TextStyle.Font.Size = vg.Points(9)
-	img := vgimg.New(8*vg.Inch, 5.5*vg.Inch)
-	p.Draw(draw.New(img))
+	const head = 1.5 * vg.Inch
+	img := vgimg.New(8.5*vg.Inch, 5.5*vg.Inch+head)
+	whole := draw.New(img)
+	drawHead(whole, "One message event, from its JSON text to the published view, against the messages held", legend)
+	p.Draw(draw.Crop(whole, vg.Millimeter*2, -vg.Millimeter*4, vg.Millimeter*2, -head))
 	return true, writePNG(img, path)
 }
 
