@@ -76,7 +76,7 @@ func (n *naive) run(r *bytes.Reader) error {
 // aguistate at least as fast.
 func BenchmarkRun(b *testing.B) {
 	stream, text := tokenStream(200_000)
-	b.Run("aguistate", func(b *testing.B) {
+	b.Run("consumer=aguistate", func(b *testing.B) {
 		b.SetBytes(int64(len(stream)))
 		b.ReportAllocs()
 		for b.Loop() {
@@ -89,7 +89,7 @@ func BenchmarkRun(b *testing.B) {
 			}
 		}
 	})
-	b.Run("go-sse+encoding-json", func(b *testing.B) {
+	b.Run("consumer=go-sse+encoding-json", func(b *testing.B) {
 		b.SetBytes(int64(len(stream)))
 		b.ReportAllocs()
 		for b.Loop() {
