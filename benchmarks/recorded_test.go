@@ -233,21 +233,21 @@ func BenchmarkRecorded(b *testing.B) {
 			b.Run("consumer=aguistate", func(b *testing.B) {
 				b.SetBytes(int64(len(r.stream)))
 				b.ReportAllocs()
-				for b.Loop() {
+				reportCPU(b, func() {
 					if err := runAguistate(r); (err != nil) != r.aguistateErr {
 						b.Fatal(err)
 					}
-				}
+				})
 			})
 			b.Run("consumer=maps", func(b *testing.B) {
 				b.SetBytes(int64(len(r.stream)))
 				b.ReportAllocs()
-				for b.Loop() {
+				reportCPU(b, func() {
 					var m mapConsumer
 					if err := m.run(r); err != nil {
 						b.Fatal(fmt.Errorf("%s: %w", r.name, err))
 					}
-				}
+				})
 			})
 		})
 	}

@@ -79,7 +79,7 @@ func BenchmarkRun(b *testing.B) {
 	b.Run("consumer=aguistate", func(b *testing.B) {
 		b.SetBytes(int64(len(stream)))
 		b.ReportAllocs()
-		for b.Loop() {
+		reportCPU(b, func() {
 			c := aguistate.New(nil)
 			if err := c.Run(context.Background(), bytes.NewReader(stream)); err != nil {
 				b.Fatal(err)
@@ -87,12 +87,12 @@ func BenchmarkRun(b *testing.B) {
 			if got := c.Messages()[0].Text(); got != text {
 				b.Fatalf("text is %d bytes, want %d", len(got), len(text))
 			}
-		}
+		})
 	})
 	b.Run("consumer=go-sse+encoding-json", func(b *testing.B) {
 		b.SetBytes(int64(len(stream)))
 		b.ReportAllocs()
-		for b.Loop() {
+		reportCPU(b, func() {
 			var n naive
 			if err := n.run(bytes.NewReader(stream)); err != nil {
 				b.Fatal(err)
@@ -100,6 +100,6 @@ func BenchmarkRun(b *testing.B) {
 			if got := n.messages["msg-1"].String(); got != text {
 				b.Fatalf("text is %d bytes, want %d", len(got), len(text))
 			}
-		}
+		})
 	})
 }
