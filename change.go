@@ -125,6 +125,9 @@ func (c *Consumer) notify(ch Change) {
 	}
 	s.keys = live
 	s.mu.Unlock()
+	if len(fns) > 0 && ch.Event.v == nil && c.token.typ != nil {
+		ch.Event.v = c.token.node() // a token event, which took the short path
+	}
 	for i, fn := range fns {
 		c.deliver(fn, i, ch)
 	}

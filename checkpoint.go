@@ -168,7 +168,7 @@ func (c *Consumer) restore(checkpoint []byte) error {
 	defer c.done()
 	t := c.begin(c.cur.Load())
 	t.next.state, t.next.diverged = state, diverged
-	t.next.threadID, t.next.runID, t.next.run = threadID, runID, runPhase(phase)
+	t.scope().threadID, t.scope().runID, t.scope().run = threadID, runID, runPhase(phase)
 	t.setMessages(ms)
 	for i, in := range interrupts.All() {
 		if in.Kind() != jsonv.Object {
@@ -177,7 +177,7 @@ func (c *Consumer) restore(checkpoint []byte) error {
 		if _, ok := interruptID(in); !ok {
 			return fmt.Errorf("%w: interrupt %d has no \"id\"", errBadCheckpoint, i)
 		}
-		t.next.interrupts = append(t.next.interrupts, in)
+		t.scope().interrupts = append(t.scope().interrupts, in)
 	}
 	if err := t.restoreOpen(open); err != nil {
 		return err
@@ -306,8 +306,8 @@ func (t *txn) restoreScopes(n *jsonv.Node) error {
 	t.next.eventID, _ = f.optStr("eventId")
 	if thinking := f.opt("thinking", jsonv.Object); thinking != nil {
 		g := &fields{n: thinking, kind: errBadCheckpoint}
-		t.next.thinking.message, _ = g.optID("messageId")
-		t.next.thinking.span, _ = g.optID("spanId")
+		t.scope().thinking.message, _ = g.optID("messageId")
+		t.scope().thinking.span, _ = g.optID("spanId")
 		if g.err != nil {
 			return fmt.Errorf("%w (in \"thinking\")", g.err)
 		}
@@ -341,7 +341,7 @@ func (t *txn) restoreScopes(n *jsonv.Node) error {
 		if f.err == nil && t.next.steps.has(s.key()) {
 			f.fail("step %s is open twice", jsonv.Quote(name))
 		}
-		t.next.steps.put(t.ed().Owner(), s)
+		t.scope().steps.put(t.ed().Owner(), s)
 		return nil
 	})
 	if err == nil {
@@ -350,7 +350,7 @@ func (t *txn) restoreScopes(n *jsonv.Node) error {
 			if f.err == nil && t.next.spans.has(id) {
 				f.fail("reasoning span %s is open twice", jsonv.Quote(id))
 			}
-			t.next.spans.put(t.ed().Owner(), openSpan{id, sub})
+			t.scope().spans.put(t.ed().Owner(), openSpan{id, sub})
 			return nil
 		})
 	}
@@ -371,7 +371,7 @@ func (t *txn) restoreScopes(n *jsonv.Node) error {
 			if t.next.subagents.has(sid) {
 				return fmt.Errorf("%w: subagent %s started twice", errBadCheckpoint, jsonv.Quote(sid))
 			}
-			t.next.subagents.put(t.ed().Owner(), subagent{id: sid, start: ev, done: done})
+			t.scope().subagents.put(t.ed().Owner(), subagent{id: sid, start: ev, done: done})
 			return nil
 		})
 	}
@@ -381,7 +381,7 @@ func (t *txn) restoreScopes(n *jsonv.Node) error {
 			if f.err == nil && t.next.calls.has(id) {
 				f.fail("tool call %s is started twice", jsonv.Quote(id))
 			}
-			t.next.calls.put(t.ed().Owner(), runCall{id: id, answered: answered})
+			t.scope().calls.put(t.ed().Owner(), runCall{id: id, answered: answered})
 			return nil
 		})
 	}
@@ -399,7 +399,7 @@ func (t *txn) restoreScopes(n *jsonv.Node) error {
 			f.str("message")
 		}
 		types = append(types, typ)
-		t.next.ends = append(t.next.ends, f.n)
+		t.scope().ends = append(t.scope().ends, f.n)
 		return nil
 	})
 	if err != nil {

@@ -26,11 +26,15 @@ type Consumer struct {
 	subs      subscribers
 	streaming atomic.Bool // claimed by RunAgent and Follow while they run
 
-	mu      sync.Mutex   // serialises writers; guards what follows
-	concat  jsonv.Concat // makes streamed text cost its length once
-	edit    *jsonv.Edit  // the batch of edits of the change being made, sealed between changes
-	work    txn          // the change being made; see begin and done
-	touched []construct  // the buffer of work.streamed.touched between changes, empty
+	mu        sync.Mutex   // serialises writers; guards what follows
+	concat    jsonv.Concat // makes streamed text cost its length once
+	edit      *jsonv.Edit  // the batch of edits of the change being made, sealed between changes
+	work      txn          // the change being made; see begin and done
+	touched   []construct  // the buffer of work.streamed.touched between changes, empty
+	replaced  []string     // the buffer of work.replaced between changes, empty
+	target    tokenTarget  // the message the last event appended text to (token.go)
+	token     token        // the token event being applied, if it is one (token.go)
+	lastToken string       // the id of the last token event, which the next shares
 }
 
 // view is everything a reader can see. It is never changed once published:
@@ -41,19 +45,32 @@ type view struct {
 	diverged bool
 	events   int // events given to Apply so far, rejected ones included
 
-	threadID, runID string              // of the last run started, "" before one
-	run             runPhase            // where the thread is in the run lifecycle
-	interrupts      []*jsonv.Node       // pending interrupts of the last run; never edited
-	open            keyedSet[construct] // open constructs, in the order they opened
-	chunks          []chunkStream       // open chunk streams, one per lane; never edited
-	steps           keyedSet[openStep]  // open steps of the run, in the order they opened
-	spans           keyedSet[openSpan]  // open reasoning spans of the run, in order
-	subagents       keyedSet[subagent]  // subagents the run started, in order
-	calls           keyedSet[runCall]   // tool calls the last run started, in order (pending.go)
-	ends            []*jsonv.Node       // RUN_FINISHED and RUN_ERROR that ended the last run; never edited
-	eventID         string              // the SSE id of the stream after the last event applied from one
-	thinking        thinkingIDs         // what a pre-1.0 producer's THINKING_* events continue (legacy.go)
+	open    keyedSet[construct] // open constructs, in the order they opened
+	chunks  []chunkStream       // open chunk streams, one per lane; never edited
+	eventID string              // the SSE id of the stream after the last event applied from one
+
+	// runView is what changes only at run boundaries, steps, spans and
+	// subagents, and tool calls starting: views share it until a change
+	// changes it (txn.scope), so that a token's view is small.
+	*runView
 }
+
+// runView is the part of a view that seldom changes. It is never changed
+// once published.
+type runView struct {
+	threadID, runID string             // of the last run started, "" before one
+	run             runPhase           // where the thread is in the run lifecycle
+	interrupts      []*jsonv.Node      // pending interrupts of the last run; never edited
+	steps           keyedSet[openStep] // open steps of the run, in the order they opened
+	spans           keyedSet[openSpan] // open reasoning spans of the run, in order
+	subagents       keyedSet[subagent] // subagents the run started, in order
+	calls           keyedSet[runCall]  // tool calls the last run started, in order (pending.go)
+	ends            []*jsonv.Node      // RUN_FINISHED and RUN_ERROR that ended the last run; never edited
+	thinking        thinkingIDs        // what a pre-1.0 producer's THINKING_* events continue (legacy.go)
+}
+
+// emptyRun is the runView of a new thread.
+var emptyRun runView
 
 // nextPosition is the position of the next event given to the Consumer
 // (see [Event].Position): one more than the events it has been given.
@@ -67,7 +84,7 @@ func New(opts *Options) *Consumer {
 		c.opts = *opts
 	}
 	c.opts = c.opts.withDefaults()
-	c.cur.Store(&view{state: jsonv.NewObject(nil, nil)})
+	c.cur.Store(&view{state: jsonv.NewObject(nil, nil), runView: &emptyRun})
 	return c
 }
 
@@ -122,6 +139,7 @@ func (c *Consumer) apply(event []byte, id *string) (Event, error) {
 	defer c.done()
 	old := c.cur.Load()
 	ev := Event{Position: old.nextPosition()}
+	defer func() { c.token = token{} }() // its delta may be a view of event
 	t, err := c.step(old, &ev, event)
 	if err != nil {
 		return ev, c.rejectLocked(&EventError{Type: ev.Type, Err: err})
@@ -140,6 +158,7 @@ func (c *Consumer) apply(event []byte, id *string) (Event, error) {
 		ch.Pieces = t.pieces(old)
 	}
 	c.publish(t)
+	c.target = t.appended
 	c.notify(ch)
 	return ev, nil
 }
@@ -159,28 +178,41 @@ func (c *Consumer) rejectLocked(ee *EventError) error {
 	counted.events++
 	ee.Position = counted.events
 	c.cur.Store(&counted)
+	c.target = tokenTarget{}
 	return ee
 }
 
 // step applies the event text to old, filling in ev. It returns the work
 // to publish, which skips the event when ValidateState refused its state,
-// or a fatal error.
+// or a fatal error. A token event (token.go) takes the short path, and ev
+// then holds no value: notify makes it from c.token for subscribers.
 func (c *Consumer) step(old *view, ev *Event, text []byte) (*txn, error) {
 	if len(text) > c.opts.MaxEventSize {
 		return nil, fmt.Errorf("%w: the event is %d bytes, more than MaxEventSize (%d)", ErrLimit, len(text), c.opts.MaxEventSize)
 	}
+	tk, short := scanToken(text, c.lastToken)
 	var err error
-	if ev.v, ev.Type, err = parseEvent(text, c.opts.MaxDepth); err != nil {
+	if short {
+		ev.Type, c.token, c.lastToken = tk.typ.name, tk, tk.id
+	} else if ev.v, ev.Type, err = parseEvent(text, c.opts.MaxDepth); err != nil {
 		return nil, err
 	}
 	t := c.begin(old)
 	t.pos = ev.Position
-	if err := t.dispatch(*ev); err != nil {
+	if short {
+		err = t.applyToken(&tk, c.target)
+	} else {
+		err = t.dispatch(*ev)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if err := c.check(t); err != nil {
 		if !errors.Is(err, ErrStateRejected) {
 			return nil, err
+		}
+		if ev.v == nil {
+			ev.v = tk.node()
 		}
 		return c.rejected(old, *ev, err)
 	}
@@ -273,16 +305,23 @@ func (c *Consumer) begin(old *view) *txn {
 	*next = *old
 	c.work = txn{old: old, next: next, opts: &c.opts, concat: &c.concat, edit: c.edit}
 	c.work.streamed.touched, c.touched = c.touched, nil
+	c.work.replaced, c.replaced = c.replaced, nil
 	return &c.work
 }
 
 // done ends the work of a change, so that the Consumer keeps nothing of
 // it: neither the view it started from nor one that failed. It keeps the
-// small buffer of the constructs the change touched, emptied, for the next.
+// small buffers of the constructs the change touched and of the messages
+// it replaced, emptied, for the next: a Change's slices are copied for
+// each subscriber (deliver).
 func (c *Consumer) done() {
 	if b := c.work.streamed.touched; cap(b) <= 16 {
 		clear(b[:cap(b)])
 		c.touched = b[:0]
+	}
+	if b := c.work.replaced; cap(b) <= 16 {
+		clear(b[:cap(b)])
+		c.replaced = b[:0]
 	}
 	c.work = txn{}
 }
@@ -324,4 +363,7 @@ func (c *Consumer) commitLocal(t *txn) error {
 // publish makes the view t built the one readers see. That view is not
 // inside t: a pointer into t would keep t alive, and with it t.old, and so
 // every earlier view back to the first event.
-func (c *Consumer) publish(t *txn) { c.cur.Store(t.next) }
+func (c *Consumer) publish(t *txn) {
+	c.cur.Store(t.next)
+	c.target = tokenTarget{}
+}

@@ -172,3 +172,11 @@ func startRun(c *Consumer, input string) error {
 	}
 	return c.StartRun(in)
 }
+
+// owned returns a copy of v with a runView of its own, which a test may
+// change without changing v.
+func (v *view) owned() view {
+	w, r := *v, *v.runView
+	w.runView = &r
+	return w
+}

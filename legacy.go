@@ -87,7 +87,7 @@ func (t *txn) thinkingStart(ev *jsonv.Node) error {
 	}
 	ok, err := t.thinking(ev, "REASONING_START", id, aside, (*txn).reasoningSpanStart)
 	if ok {
-		t.next.thinking.span = id
+		t.scope().thinking.span = id
 	}
 	return err
 }
@@ -97,7 +97,7 @@ func (t *txn) thinkingEnd(ev *jsonv.Node) error {
 	id, aside := t.continued(t.next.thinking.span)
 	ok, err := t.thinking(ev, "REASONING_END", id, aside, (*txn).reasoningSpanEnd)
 	if ok {
-		t.next.thinking.span = ""
+		t.scope().thinking.span = ""
 	}
 	return err
 }
@@ -108,7 +108,7 @@ func (t *txn) thinkingMessageStart(ev *jsonv.Node) error {
 	id := mintID(t.next.threadID, t.pos)
 	ok, err := t.thinking(ev, "REASONING_MESSAGE_START", id, "", (*txn).reasoningStart)
 	if ok {
-		t.next.thinking.message = id
+		t.scope().thinking.message = id
 	}
 	return err
 }
@@ -127,7 +127,7 @@ func (t *txn) thinkingMessageEnd(ev *jsonv.Node) error {
 	id, aside := t.continued(t.next.thinking.message)
 	ok, err := t.thinking(ev, "REASONING_MESSAGE_END", id, aside, (*txn).reasoningEnd)
 	if ok {
-		t.next.thinking.message = ""
+		t.scope().thinking.message = ""
 	}
 	return err
 }

@@ -43,7 +43,7 @@ func (c runCall) size() int {
 // startedCall records that the run started the tool call id.
 func (t *txn) startedCall(id string) {
 	if !t.next.calls.has(id) {
-		t.next.calls.put(t.ed().Owner(), runCall{id: id})
+		t.scope().calls.put(t.ed().Owner(), runCall{id: id})
 	}
 }
 
@@ -65,7 +65,7 @@ func (t *txn) pruneCalls() {
 			}
 			for call := range firstCalls(callsOf(m)) {
 				if _, held := t.findToolCall(call, true); !held && t.next.calls.has(call) {
-					t.next.calls.remove(t.ed().Owner(), call)
+					t.scope().calls.remove(t.ed().Owner(), call)
 				}
 			}
 		}
@@ -77,7 +77,7 @@ func (t *txn) pruneCalls() {
 func (t *txn) answeredCall(id string) {
 	if c, ok := t.next.calls.get(id); ok && !c.answered {
 		c.answered = true
-		t.next.calls.put(t.ed().Owner(), c)
+		t.scope().calls.put(t.ed().Owner(), c)
 	}
 }
 

@@ -262,6 +262,7 @@ func assertSameThread(t testing.TB, want, got *Consumer, msg string) {
 	t.Helper()
 	w := *want.cur.Load()
 	norm := func(v view) string {
+		v = v.owned()
 		v.events, v.diverged, v.eventID, v.thinking, v.calls = 0, false, "", thinkingIDs{}, keyedSet[runCall]{}
 		if w.run == runNone || w.threadID+w.runID == "" { // ids that StartRun set, or a run that RUN_STARTED did not start
 			v.threadID, v.runID = "", ""

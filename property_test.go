@@ -216,10 +216,10 @@ func checkReadBack(t testing.TB, c *Consumer, opts *Options, where string) {
 	if got := restore().Checkpoint(); string(got) != string(cp) {
 		t.Fatalf("%s: Restore(Checkpoint()) changed it:\n%s\n%s", where, cp, got)
 	}
-	held := *c.cur.Load()
+	held := c.cur.Load().owned()
 	same := func(what string, r *Consumer, ignore func(v *view)) {
 		t.Helper()
-		v, w := *r.cur.Load(), held
+		v, w := r.cur.Load().owned(), held.owned()
 		if ignore != nil {
 			ignore(&v)
 			ignore(&w)
@@ -265,7 +265,7 @@ func checkReadBack(t testing.TB, c *Consumer, opts *Options, where string) {
 			v.chunks = nil
 			ignore(v)
 		})
-		held = *c.cur.Load()
+		held = c.cur.Load().owned()
 	}
 	state, _ := json.Marshal(c.State())
 	resend("State() as a STATE_SNAPSHOT", `{"type":"STATE_SNAPSHOT","snapshot":`+string(state)+`}`, func(v *view) { v.diverged = false })

@@ -62,7 +62,7 @@ func TestReconcile(t *testing.T) {
 				with := func(ms []string) []Message { return testMessages(t, append(slices.Clone(prefix), ms...)) }
 				held, snap := with(tt.held), with(tt.snap)
 				heldText := string(jsonv.Marshal(encodeMessages(held)))
-				old := &view{messages: newMessageList(held)}
+				old := &view{messages: newMessageList(held), runView: &emptyRun}
 				next := *old
 				tx := &txn{old: old, next: &next, opts: &Options{}}
 				tx.reconcile(snap)

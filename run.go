@@ -74,11 +74,11 @@ func (t *txn) runStarted(ev *jsonv.Node) error {
 		}
 		t.runInput(in)
 	}
-	t.next.threadID, t.next.runID, t.next.run = thread, run, runActive
-	t.next.thinking, t.next.calls = thinkingIDs{}, keyedSet[runCall]{}
+	t.scope().threadID, t.scope().runID, t.scope().run = thread, run, runActive
+	t.scope().thinking, t.scope().calls = thinkingIDs{}, keyedSet[runCall]{}
 	t.closeConstructs()
 	t.clearScopes()
-	t.next.ends = nil
+	t.scope().ends = nil
 	return nil
 }
 
@@ -114,10 +114,10 @@ func (t *txn) runInput(in RunAgentInput) {
 		t.next.state, t.next.diverged = in.State.n, false
 	}
 	if in.ThreadID != "" {
-		t.next.threadID = in.ThreadID
+		t.scope().threadID = in.ThreadID
 	}
 	if in.RunID != "" {
-		t.next.runID = in.RunID
+		t.scope().runID = in.RunID
 	}
 	var unnamed map[string]int // held messages without an id, by JSON text, not yet matched
 	for _, m := range in.Messages {
@@ -162,17 +162,17 @@ func (t *txn) runFinished(ev *jsonv.Node) error {
 		return fmt.Errorf("%w: it ends run %s of thread %s, but the run that RUN_STARTED started is %s of thread %s",
 			ErrMalformedEvent, jsonv.Quote(run), jsonv.Quote(thread), jsonv.Quote(t.next.runID), jsonv.Quote(t.next.threadID))
 	}
-	t.next.run = runFinished
+	t.scope().run = runFinished
 	t.closeConstructs()
 	t.clearScopes()
-	t.next.ends = []*jsonv.Node{ev}
+	t.scope().ends = []*jsonv.Node{ev}
 	if outcome == nil {
-		t.next.interrupts = nil
+		t.scope().interrupts = nil
 		return nil
 	}
 	o := eventFields(outcome)
 	if typ := o.str("type"); typ != "interrupt" {
-		t.next.interrupts = nil
+		t.scope().interrupts = nil
 		if o.err == nil && typ == "success" {
 			_, o.err = pendingIDs(outcome)
 		}
@@ -195,7 +195,7 @@ func (t *txn) runFinished(ev *jsonv.Node) error {
 		}
 		pending[i] = in
 	}
-	t.next.interrupts = pending
+	t.scope().interrupts = pending
 	return nil
 }
 
@@ -212,11 +212,11 @@ func (t *txn) runError(ev *jsonv.Node) error {
 		return err
 	}
 	if t.next.run == runFinished {
-		t.next.ends = append(slices.Clip(t.next.ends), ev)
+		t.scope().ends = append(slices.Clip(t.scope().ends), ev)
 	} else {
-		t.next.ends = []*jsonv.Node{ev}
+		t.scope().ends = []*jsonv.Node{ev}
 	}
-	t.next.run = runFailed
+	t.scope().run = runFailed
 	t.closeConstructs()
 	t.clearScopes()
 	return nil

@@ -102,7 +102,7 @@ func (t *txn) stepStarted(ev *jsonv.Node) error {
 		return f.err
 	}
 	if s := (openStep{name, sub}); !t.next.steps.has(s.key()) {
-		t.next.steps.put(t.ed().Owner(), s)
+		t.scope().steps.put(t.ed().Owner(), s)
 	}
 	return nil
 }
@@ -114,7 +114,7 @@ func (t *txn) stepFinished(ev *jsonv.Node) error {
 	if f.err != nil {
 		return f.err
 	}
-	t.next.steps.remove(t.ed().Owner(), stepKey(name, sub))
+	t.scope().steps.remove(t.ed().Owner(), stepKey(name, sub))
 	return nil
 }
 
@@ -127,7 +127,7 @@ func (t *txn) reasoningSpanStart(ev *jsonv.Node) error {
 		return f.err
 	}
 	if !t.next.spans.has(id) {
-		t.next.spans.put(t.ed().Owner(), openSpan{id, sub})
+		t.scope().spans.put(t.ed().Owner(), openSpan{id, sub})
 	}
 	return nil
 }
@@ -139,7 +139,7 @@ func (t *txn) reasoningSpanEnd(ev *jsonv.Node) error {
 	if f.err != nil {
 		return f.err
 	}
-	t.next.spans.remove(t.ed().Owner(), id)
+	t.scope().spans.remove(t.ed().Owner(), id)
 	return nil
 }
 
@@ -151,7 +151,7 @@ func (t *txn) subagentStarted(ev *jsonv.Node) error {
 	if id == nil || id.Kind() != jsonv.String || t.next.subagents.has(id.Text()) {
 		return nil
 	}
-	t.next.subagents.put(t.ed().Owner(), subagent{id: id.Text(), start: ev})
+	t.scope().subagents.put(t.ed().Owner(), subagent{id: id.Text(), start: ev})
 	return nil
 }
 
@@ -165,7 +165,7 @@ func (t *txn) subagentEnded(ev *jsonv.Node) error {
 	}
 	if s, ok := t.next.subagents.get(id.Text()); ok && !s.done {
 		s.done = true
-		t.next.subagents.put(t.ed().Owner(), s)
+		t.scope().subagents.put(t.ed().Owner(), s)
 	}
 	return nil
 }
@@ -173,5 +173,5 @@ func (t *txn) subagentEnded(ev *jsonv.Node) error {
 // clearScopes closes the steps, spans and subagents, as a run's start or
 // end does.
 func (t *txn) clearScopes() {
-	t.next.steps, t.next.spans, t.next.subagents = keyedSet[openStep]{}, keyedSet[openSpan]{}, keyedSet[subagent]{}
+	t.scope().steps, t.scope().spans, t.scope().subagents = keyedSet[openStep]{}, keyedSet[openSpan]{}, keyedSet[subagent]{}
 }

@@ -3,7 +3,6 @@
 package aguistate
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -60,7 +59,7 @@ func readEvents(r io.Reader, opts *Options, f *framing.Fields) iter.Seq2[[]byte,
 				yield(nil, framingError(err, n+1))
 				return
 			}
-			if len(bytes.Trim(text, " \t\r\n")) == 0 { // JSON white space only
+			if blank(text) { // JSON white space only
 				continue // a keep-alive: an SSE event with empty data
 			}
 			n++
@@ -69,6 +68,17 @@ func readEvents(r io.Reader, opts *Options, f *framing.Fields) iter.Seq2[[]byte,
 			}
 		}
 	}
+}
+
+// blank reports whether text is only JSON white space, looking no further
+// than its first other byte.
+func blank(text []byte) bool {
+	for _, c := range text {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
 }
 
 // framingError turns a framing error at the event at position into an

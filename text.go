@@ -121,6 +121,12 @@ func (t *txn) appendText(k constructKind, id, delta string, meta *jsonv.Node) {
 	if !ok {
 		return
 	}
+	t.appendTo(k, i, m, delta, meta)
+}
+
+// appendTo is appendText to m, the open message at position i.
+func (t *txn) appendTo(k constructKind, i int, m Message, delta string, meta *jsonv.Node) {
+	id := m.id
 	before := m.v.Get("content")
 	after := t.concatText(before, delta)
 	t.editMessage(i, m, t.mergeMetadata(t.with(m.v, "content", after), meta))

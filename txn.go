@@ -5,6 +5,7 @@ package aguistate
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
@@ -24,11 +25,23 @@ type txn struct {
 	patched      *jsonv.Node // the state a STATE_DELTA made, if one did
 	patchChanged bool        // whether that delta changed the state
 
-	warn                     error    // the reason the event was skipped, if it was
-	notice                   error    // a warning of an event that applies (ErrProtocolVersion), if any
-	streamed                 streamed // what the Pieces of its Change are made of (piece.go)
-	added, replaced, removed []string // message ids, in the order of the edits
-	tooLarge                 error    // why the first message added or replaced that exceeds a limit does
+	warn                     error       // the reason the event was skipped, if it was
+	notice                   error       // a warning of an event that applies (ErrProtocolVersion), if any
+	streamed                 streamed    // what the Pieces of its Change are made of (piece.go)
+	added, replaced, removed []string    // message ids, in the order of the edits
+	tooLarge                 error       // why the first message added or replaced that exceeds a limit does
+	appended                 tokenTarget // the message a token event appended text to, if one did
+	ownRun                   bool        // next.runView is the change's own copy (scope)
+}
+
+// scope returns the runView of the view being built, to change: a copy of
+// the one it shares with the view before, made once per change.
+func (t *txn) scope() *runView {
+	if !t.ownRun {
+		r := *t.next.runView
+		t.next.runView, t.ownRun = &r, true
+	}
+	return t.next.runView
 }
 
 // ed returns the batch of the change's edits of messages and of the list:
@@ -43,10 +56,14 @@ func (t *txn) ed() *jsonv.Edit {
 
 // concatText returns the string s (nil for none, or a value that is not a
 // string, which is replaced) followed by piece, in time proportional to
-// piece.
+// piece. piece may be a view of the event's text (token.go): what it
+// returns holds a copy.
 func (t *txn) concatText(s *jsonv.Node, piece string) *jsonv.Node {
 	if s != nil && s.Kind() != jsonv.String {
 		s = nil
+	}
+	if s == nil {
+		piece = strings.Clone(piece)
 	}
 	return t.concat.Append(s, piece)
 }

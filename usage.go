@@ -4,6 +4,8 @@ package aguistate
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
@@ -69,7 +71,7 @@ func readUsage(ev *jsonv.Node) ([]Usage, error) {
 			if c == nil {
 				continue
 			}
-			if err := valueOf(c).Decode("", counts[j]); err != nil || *counts[j] < 0 || *counts[j] > maxCount {
+			if !readCount(c, counts[j]) {
 				e.fail("%q is %s, not a count of tokens (an integer from 0 to 2^53-1)", name, jsonv.Quote(c.Text()))
 			}
 		}
@@ -79,4 +81,19 @@ func readUsage(ev *jsonv.Node) ([]Usage, error) {
 		out = append(out, u)
 	}
 	return out, nil
+}
+
+// readCount reads a count of tokens, an integer from 0 to maxCount by
+// exact value, into dst, and reports whether c is one. A literal of
+// digits only is read as it is; another spelling (1.5e3, 25419.0) goes
+// through [Value.Decode], which keeps the exact value.
+func readCount(c *jsonv.Node, dst *int64) bool {
+	lit := c.Text()
+	if len(lit) <= 16 && strings.Trim(lit, "0123456789") == "" {
+		n, err := strconv.ParseInt(lit, 10, 64)
+		*dst = n
+		return err == nil && n <= maxCount
+	}
+	err := valueOf(c).Decode("", dst)
+	return err == nil && *dst >= 0 && *dst <= maxCount
 }

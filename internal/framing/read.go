@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"sync"
 	"time"
 )
 
@@ -90,7 +91,8 @@ var errStopped = errors.New("stopped")
 // retry; [ReadFields] also reports the SSE "id" and "retry" fields.
 //
 // The yielded slice is a view into a reused buffer: it is valid only until
-// the next iteration step. Copy or parse it before continuing. Payloads are
+// the next iteration step, or the end of the iteration, after which another
+// stream may reuse the buffer. Copy or parse it before continuing. Payloads are
 // never nil, but may be empty (an SSE event whose data is empty).
 //
 // Memory stays near maxSize plus a 64 KiB read buffer, however long a line
@@ -151,7 +153,13 @@ func ReadFields(r io.Reader, format Format, maxSize, maxGap int, f *Fields) iter
 		f = new(Fields)
 	}
 	return func(yield func([]byte, error) bool) {
-		p := &reader{br: bufio.NewReaderSize(r, bufSize), max: maxSize, maxGap: maxGap, yield: yield, fields: f}
+		br := buffers.Get().(*bufio.Reader)
+		br.Reset(r)
+		defer func() {
+			br.Reset(nil) // keeps nothing of r
+			buffers.Put(br)
+		}()
+		p := &reader{br: br, max: maxSize, maxGap: maxGap, yield: yield, fields: f}
 		err := p.run(format)
 		if err == errStopped {
 			err = p.overGap // nil unless emit stopped for it
@@ -161,6 +169,11 @@ func ReadFields(r io.Reader, format Format, maxSize, maxGap int, f *Fields) iter
 		}
 	}
 }
+
+// buffers holds the read buffers of streams that ended, so that a short
+// stream costs no buffer of its own. A payload yielded from a buffer is
+// valid until the next step, and so until its stream ends.
+var buffers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, bufSize) }}
 
 // reader holds the state shared by the three framings.
 type reader struct {
