@@ -1,7 +1,8 @@
 // Command testall runs the tests of every module of the workspace, with the
 // race detector, as CI does, and ends with one line that says how many
 // tests skipped and why (a test skips when ../shared, Redis, PostgreSQL or
-// Chromium is absent).
+// Chromium is absent), and, when a test failed, a last line that names the
+// tests that failed.
 //
 // Usage, from anywhere in the repository:
 //
@@ -9,8 +10,8 @@
 //
 // It runs "go test -race -json FLAGS MODULE/..." for each module that
 // go.work lists, prints what go test prints without -json (a line per
-// package, and the whole output of a test that fails), then the skips. Its
-// exit status is go test's.
+// package, and the whole output of a test that fails), then the skips, then
+// the failures. Its exit status is go test's.
 package main
 
 import (
@@ -59,9 +60,12 @@ func run(flags []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "testall:", err)
 		return 1
 	}
-	skips := report(out, stdout)
+	skips, fails := report(out, stdout)
 	err = cmd.Wait()
 	fmt.Fprintln(stdout, summary(skips))
+	if len(fails) > 0 {
+		fmt.Fprintln(stdout, failures(fails))
+	}
 	if exit, ok := err.(*exec.ExitError); ok {
 		return exit.ExitCode()
 	}
@@ -94,10 +98,12 @@ func modules() ([]string, error) {
 }
 
 // report prints the test events from r as go test prints them without
-// -json, and returns the reason of each skipped test.
-func report(r io.Reader, w io.Writer) []string {
+// -json, and returns the reason of each skipped test, and what failed: each
+// top-level test that failed, as "PACKAGE TEST", and each package that
+// failed with no test failing (its build, or its TestMain).
+func report(r io.Reader, w io.Writer) (skips, fails []string) {
 	held := make(map[string][]string) // output of tests in progress, by package and test
-	var skips []string
+	failed := make(map[string]bool)   // packages with a failed test
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
@@ -115,6 +121,13 @@ func report(r io.Reader, w io.Writer) []string {
 		case e.Action == "output":
 			held[key] = append(held[key], e.Output)
 		case e.Action == "fail":
+			switch {
+			case e.Test == "" && !failed[e.Package]:
+				fails = append(fails, e.Package)
+			case e.Test != "" && !strings.Contains(e.Test, "/"):
+				failed[e.Package] = true
+				fails = append(fails, key)
+			}
 			for _, line := range held[key] {
 				fmt.Fprint(w, line)
 			}
@@ -128,7 +141,7 @@ func report(r io.Reader, w io.Writer) []string {
 			delete(held, key)
 		}
 	}
-	return skips
+	return skips, fails
 }
 
 // position is the "file.go:12: " that begins a line of t.Log output.
@@ -165,6 +178,11 @@ func reason(test string, output []string) string {
 		return sharedPath.ReplaceAllString(line, "../shared$3")
 	}
 	return "no reason given (" + test + ")"
+}
+
+// failures returns the line that ends a run where tests failed.
+func failures(fails []string) string {
+	return fmt.Sprintf("testall: FAIL: %s", strings.Join(fails, "; "))
 }
 
 // summary returns the line that ends the run: how many tests skipped, by

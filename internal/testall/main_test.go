@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"strings"
 	"testing"
 
@@ -48,7 +49,7 @@ const stream = `{"Action":"start","Package":"a"}
 
 func TestReport(t *testing.T) {
 	var out strings.Builder
-	skips := report(strings.NewReader(stream), &out)
+	skips, fails := report(strings.NewReader(stream), &out)
 	assert.Equal(t, "ok  \ta\t0.1s\n?   \tc\t[no test files]\n    b_test.go:3: wrong\n--- FAIL: TestBad (0.00s)\nFAIL\tb\t0.2s\n", out.String(),
 		"package lines and a failing test's output, as go test prints them; nothing of passing or skipped tests")
 	assert.Equal(t, "testall: 5 tests skipped: 3 ../shared not found; "+
@@ -56,4 +57,11 @@ func TestReport(t *testing.T) {
 		summary(skips), "one line, reasons cut at their detail and hints, the shared folder named one way, "+
 			"a cleanup's log not taken for the reason, most frequent first")
 	assert.Equal(t, "testall: no test skipped", summary(nil))
+	assert.Equal(t, []string{"b TestBad"}, fails, "the failed test, not its package again")
+	assert.Equal(t, "testall: FAIL: b TestBad", failures(fails))
+
+	_, fails = report(strings.NewReader(`{"Action":"output","Package":"d","Output":"FAIL\td [build failed]\n"}
+{"Action":"fail","Package":"d"}
+`), io.Discard)
+	assert.Equal(t, []string{"d"}, fails, "a package that failed with no test failing")
 }
