@@ -63,3 +63,34 @@ func TestRelayRecordFirstEvent(t *testing.T) {
 		})
 	}
 }
+
+// TestRelayRecordState POSTs run inputs with members whose names differ
+// from "state" only in case (which encoding/json takes for it, and the
+// agent does not): the thread records the state the agent got.
+func TestRelayRecordState(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, reason string
+		input, state string
+	}{
+		{"state", "the input's state", `{"threadId":"t","runId":"r","messages":[],"state":{"a":1}}`, `{"a":1}`},
+		{"STATE after", "a member STATE is not the state", `{"threadId":"t","runId":"r","messages":[],"state":{"a":1},"STATE":{"evil":1}}`, `{"a":1}`},
+		{"State alone", "a member State is no state", `{"threadId":"t","runId":"r","messages":[],"State":{"evil":1}}`, `{}`},
+		{"null", "a null state is a state", `{"threadId":"t","runId":"r","messages":[],"state":null}`, `null`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a := agenttest.New(t, [][]byte{
+				[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`),
+				[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`),
+			})
+			_, base := newRelay(t, a, relay.Options{})
+			status, _ := post(t, base, []byte(tt.input))
+			require.Equal(t, http.StatusOK, status)
+			code, thread := getThread(t, base, "t")
+			require.Equal(t, http.StatusOK, code)
+			assert.JSONEq(t, `{"state":`+tt.state+`,"messages":[]}`, thread, tt.reason)
+		})
+	}
+}
