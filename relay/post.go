@@ -32,10 +32,10 @@ func (r *Relay) postAgent(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	var raw struct {
-		State json.RawMessage `json:"state"`
+	var raw struct{ State json.RawMessage } // the input's "state", as the agent reads it; nil when absent
+	if in.State != (aguistate.Value{}) {
+		raw.State, _ = in.State.MarshalJSON()
 	}
-	_ = json.Unmarshal(body, &raw)
 
 	t := r.open(w, req, g, in.ThreadID, true)
 	if t == nil {

@@ -331,18 +331,39 @@ func runError(code, message string) []byte {
 
 // endsRun reports whether event is a RUN_FINISHED or a RUN_ERROR.
 func endsRun(event []byte) bool {
-	if !bytes.Contains(event, []byte(`"RUN_FINISHED"`)) && !bytes.Contains(event, []byte(`"RUN_ERROR"`)) {
+	// A type written with an escape (RUN\u005fFINISHED) holds "\u".
+	if !bytes.Contains(event, []byte(`"RUN_FINISHED"`)) && !bytes.Contains(event, []byte(`"RUN_ERROR"`)) &&
+		!bytes.Contains(event, []byte(`\u`)) {
 		return false
 	}
 	typ := eventType(event)
 	return typ == "RUN_FINISHED" || typ == "RUN_ERROR"
 }
 
-// eventType returns the "type" of an event's JSON text, or "".
+// eventType returns the "type" of an event's JSON text, or "": the member
+// named exactly "type", as a Consumer reads it (encoding/json would also
+// take "Type" or "TYPE", which are other members).
 func eventType(event []byte) string {
-	var e struct {
-		Type string `json:"type"`
+	dec := json.NewDecoder(bytes.NewReader(event))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
 	}
-	_ = json.Unmarshal(event, &e)
-	return e.Type
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if key == "type" {
+			var typ string
+			if dec.Decode(&typ) != nil {
+				return ""
+			}
+			return typ
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return ""
+		}
+	}
+	return ""
 }

@@ -221,14 +221,21 @@ type origins []string
 
 func (o *origins) String() string { return strings.Join(*o, " ") }
 
-// Set adds an origin: scheme://host[:port], with no path, or "*".
+// Set adds an origin: scheme://host[:port], with no path, or "*". It is
+// kept as a browser writes the Origin header (RFC 6454 section 6.1), which
+// the relay compares byte for byte: the host in lower case, without the
+// scheme's default port.
 func (o *origins) Set(s string) error {
 	if s != "*" {
 		u, err := url.Parse(s)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
 			return fmt.Errorf("%q is not an origin such as https://app.example.com", s)
 		}
-		s = u.Scheme + "://" + u.Host
+		host := strings.ToLower(u.Host)
+		if port := u.Port(); port == map[string]string{"http": "80", "https": "443"}[u.Scheme] {
+			host = strings.TrimSuffix(host, ":"+port)
+		}
+		s = u.Scheme + "://" + host
 	}
 	*o = append(*o, s)
 	return nil
