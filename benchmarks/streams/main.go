@@ -6,7 +6,7 @@
 //
 //	go run ./benchmarks/streams DIR
 //
-// It writes, in JSON Lines, DIR/deltas.jsonl (1,000 messages, then 20,000
+// It creates DIR when it does not exist, and writes, in JSON Lines, DIR/deltas.jsonl (1,000 messages, then 20,000
 // one-byte text deltas), DIR/noops.jsonl (1,000,000 events: 500,000 steps
 // started and finished in turn), DIR/split-pairs.jsonl (a 7 MiB message,
 // then 1,000 text deltas that each end with half of a surrogate pair) and
@@ -25,6 +25,10 @@ func main() {
 	if len(os.Args) != 2 {
 		fmt.Fprintln(os.Stderr, "usage: streams DIR")
 		os.Exit(2)
+	}
+	if err := os.MkdirAll(os.Args[1], 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
 	}
 	for name, write := range map[string]func(*bufio.Writer){
 		"deltas.jsonl":      deltas,
