@@ -110,7 +110,7 @@ func (tel telemetry) ended(t testing.TB, n int) []sdktrace.ReadOnlySpan {
 func attrsOf(s sdktrace.ReadOnlySpan) map[string]string {
 	out := make(map[string]string)
 	for _, kv := range s.Attributes() {
-		out[string(kv.Key)] = kv.Value.Emit()
+		out[string(kv.Key)] = kv.Value.String()
 	}
 	return out
 }

@@ -321,7 +321,7 @@ func TestSeqSeek(t *testing.T) {
 // TestUpdateIn checks that UpdateIn allocates a header with the copy of a
 // flat Seq, and only then: not for a tree, nor for a leaf the Owner owns.
 func TestUpdateIn(t *testing.T) {
-	type header struct{ tag int }
+	type header struct{ _ int } // of some size, as a container's header is
 	double := func(v int) int { return 2 * v }
 	for _, tt := range []struct {
 		name       string
