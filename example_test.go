@@ -125,10 +125,12 @@ func ExampleConsumer_RunTools() {
 	if err != nil {
 		log.Fatal(err) // a Func's error, a run's (see RunAgent), or ErrLimit
 	}
-	fmt.Println(res.Outcome, len(res.NewMessages), "messages:", res.NewMessages[1].Text())
+	fmt.Println(res.Outcome, len(res.PendingToolCalls)) // "success" 0 once every call is answered
+	fmt.Println(len(res.NewMessages), "messages:", res.NewMessages[1].Text())
 	// Output:
 	// Sunny in Rome, 24 °C.
-	// success 3 messages: {"city":"Rome","sky":"clear"}
+	// success 0
+	// 3 messages: {"city":"Rome","sky":"clear"}
 }
 
 // The thread goes on: each turn adds the user's next message and runs the
