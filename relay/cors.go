@@ -3,9 +3,12 @@
 package relay
 
 import (
+	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -58,4 +61,40 @@ func (r *Relay) cors(w http.ResponseWriter, req *http.Request) bool {
 	h.Set("Access-Control-Max-Age", strconv.Itoa(int(corsMaxAge/time.Second)))
 	w.WriteHeader(http.StatusNoContent)
 	return true
+}
+
+// ParseOrigin returns the origin s (scheme://host[:port], with no path but
+// "/", or "*") as a browser writes it in the Origin header, which a Relay
+// compares byte for byte (RFC 6454 section 6.1): the scheme and host in
+// lower case, without the scheme's default port. It returns an error for
+// a scheme other than http and https, no host, a path, a query or a
+// fragment. [New] reads [Options].AllowOrigins with it, and keeps a value
+// it refuses as it is (which matches no browser's Origin).
+func ParseOrigin(s string) (string, error) {
+	if s == "*" {
+		return s, nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("aguistate: %s is not an origin such as https://app.example.com", strconv.Quote(s))
+	}
+	host := strings.ToLower(u.Host)
+	if port := u.Port(); port == map[string]string{"http": "80", "https": "443"}[u.Scheme] {
+		host = strings.TrimSuffix(host, ":"+port)
+	}
+	return u.Scheme + "://" + host, nil
+}
+
+// allowOrigins returns origins as ParseOrigin writes them, each that it
+// refuses as it is.
+func allowOrigins(origins []string) []string {
+	out := make([]string, len(origins))
+	for i, o := range origins {
+		if p, err := ParseOrigin(o); err == nil {
+			o = p
+		}
+		out[i] = o
+	}
+	return out
 }

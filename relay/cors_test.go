@@ -69,3 +69,55 @@ func TestRelayCORS(t *testing.T) {
 	_, h, _ = send(t, http.MethodGet, plain+"/threads/t", "", nil, "Origin", "http://app.example")
 	assert.Empty(t, h.Get("Access-Control-Allow-Origin"), "no origin is allowed by default")
 }
+
+// TestParseOrigin checks that an origin is kept as a browser writes it in
+// the Origin header, and that what is not an origin is refused.
+func TestParseOrigin(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, reason string
+		value, want  string // want "" when refused
+	}{
+		{"plain", "already an origin", "https://app.example.com", "https://app.example.com"},
+		{"slash", "a root path is no path", "https://app.example.com/", "https://app.example.com"},
+		{"port", "a port other than the default stays", "http://127.0.0.1:8080", "http://127.0.0.1:8080"},
+		{"upper case", "a browser sends the scheme and host in lower case", "HTTPS://App.Example.COM", "https://app.example.com"},
+		{"https default port", "a browser leaves the default port out", "https://app.example.com:443", "https://app.example.com"},
+		{"http default port", "a browser leaves the default port out", "http://app.example.com:80", "http://app.example.com"},
+		{"any", "the wildcard", "*", "*"},
+		{"path", "an origin has no path", "https://app.example.com/app", ""},
+		{"query", "an origin has no query", "https://app.example.com?x=1", ""},
+		{"user", "an origin has no user", "https://u@app.example.com", ""},
+		{"scheme", "only http and https pages", "ftp://app.example.com", ""},
+		{"no host", "an origin has a host", "https://", ""},
+		{"null", "the opaque origin is not one to allow", "null", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := relay.ParseOrigin(tt.value)
+			if tt.want == "" {
+				assert.Error(t, err, tt.reason)
+				return
+			}
+			assert.NoError(t, err, tt.reason)
+			assert.Equal(t, tt.want, got, tt.reason)
+		})
+	}
+}
+
+// TestRelayCORSOriginWritten checks that an allowed origin written with
+// capitals and the default port allows the page a browser names without
+// them.
+func TestRelayCORSOriginWritten(t *testing.T) {
+	t.Parallel()
+	a := newAgent(t, [][]byte{
+		[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`),
+		[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`),
+	})
+	_, base := newRelay(t, a, relay.Options{AllowOrigins: []string{"https://App.example.com:443"}})
+	status, h, _ := send(t, http.MethodOptions, base+"/agent", "", nil,
+		"Origin", "https://app.example.com", "Access-Control-Request-Method", "POST")
+	assert.Equal(t, http.StatusNoContent, status)
+	assert.Equal(t, "https://app.example.com", h.Get("Access-Control-Allow-Origin"))
+}

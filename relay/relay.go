@@ -63,7 +63,9 @@ type Options struct {
 	// across origins (CORS, the Fetch standard): preflights are answered,
 	// responses carry Access-Control-Allow-Origin, and credentials
 	// (cookies) are allowed. "*" allows every origin, without credentials.
-	// Default: none, and a browser refuses a page of another origin.
+	// Each is read with [ParseOrigin], so that https://App.example.com:443
+	// allows the page of https://app.example.com. Default: none, and a
+	// browser refuses a page of another origin.
 	AllowOrigins []string
 	// Consumer configures the Consumer that holds each thread in the relay
 	// (its limits); its Logger gets the warnings of skipped events. Relays
@@ -237,6 +239,7 @@ func New(agent *aguistate.Agent, opts *Options) *Relay {
 	if r.o.Store == nil {
 		r.o.Store = NewMemory(nil)
 	}
+	r.o.AllowOrigins = allowOrigins(r.o.AllowOrigins)
 	setDefault(&r.o.CheckpointEvery, 1000)
 	setDefault(&r.o.KeepEvents, 1000)
 	setDefault(&r.o.LeaseTTL, 10*time.Second)

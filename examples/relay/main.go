@@ -70,7 +70,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -221,23 +220,14 @@ type origins []string
 
 func (o *origins) String() string { return strings.Join(*o, " ") }
 
-// Set adds an origin: scheme://host[:port], with no path, or "*". It is
-// kept as a browser writes the Origin header (RFC 6454 section 6.1), which
-// the relay compares byte for byte: the host in lower case, without the
-// scheme's default port.
+// Set adds an origin: scheme://host[:port], with no path, or "*", as
+// relay.ParseOrigin reads it.
 func (o *origins) Set(s string) error {
-	if s != "*" {
-		u, err := url.Parse(s)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
-			return fmt.Errorf("%q is not an origin such as https://app.example.com", s)
-		}
-		host := strings.ToLower(u.Host)
-		if port := u.Port(); port == map[string]string{"http": "80", "https": "443"}[u.Scheme] {
-			host = strings.TrimSuffix(host, ":"+port)
-		}
-		s = u.Scheme + "://" + host
+	origin, err := relay.ParseOrigin(s)
+	if err != nil {
+		return err
 	}
-	*o = append(*o, s)
+	*o = append(*o, origin)
 	return nil
 }
 
