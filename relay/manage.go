@@ -92,12 +92,7 @@ func (r *Relay) getThreads(w http.ResponseWriter, req *http.Request) {
 // starts meanwhile; a run that no relay holds the lease of (its relay
 // stopped) is no run in progress, and its thread is deleted.
 func (r *Relay) deleteThread(w http.ResponseWriter, req *http.Request) {
-	id := req.PathValue("threadId")
-	g, ok := r.authorize(w, req, ActionDelete, id)
-	if !ok {
-		return
-	}
-	t := r.open(w, req, g, id, false)
+	t := r.openRoute(w, req, ActionDelete)
 	if t == nil {
 		return
 	}

@@ -356,6 +356,18 @@ func (r *Relay) tenant(name string) Store {
 	return r.o.Store.Tenant(name)
 }
 
+// openRoute opens, as open does, the thread that req's path names
+// ({threadId}), once the Authorize hook grants action on it. It returns nil
+// when it has answered req (refused, or open failed).
+func (r *Relay) openRoute(w http.ResponseWriter, req *http.Request, action Action) *thread {
+	id := req.PathValue("threadId")
+	g, ok := r.authorize(w, req, action, id)
+	if !ok {
+		return nil
+	}
+	return r.open(w, req, g, id, false)
+}
+
 // open acquires the thread id that g's tenant names (as acquire does, with
 // viewer), brings it up to date with the store and returns it locked. When
 // that fails it answers the request with status 400 (an id the relay does

@@ -24,12 +24,7 @@ import (
 // third of LeaseTTL. A run that no relay holds the lease of (its relay
 // stopped) is ended here.
 func (r *Relay) postStop(w http.ResponseWriter, req *http.Request) {
-	id := req.PathValue("threadId")
-	g, ok := r.authorize(w, req, ActionStop, id)
-	if !ok {
-		return
-	}
-	t := r.open(w, req, g, id, false)
+	t := r.openRoute(w, req, ActionStop)
 	if t == nil {
 		return
 	}

@@ -96,12 +96,7 @@ func (r *Relay) noThread(w http.ResponseWriter, req *http.Request, t *thread) {
 // getThread serves GET /threads/{threadId}: the thread's state and
 // messages.
 func (r *Relay) getThread(w http.ResponseWriter, req *http.Request) {
-	id := req.PathValue("threadId")
-	g, ok := r.authorize(w, req, ActionRead, id)
-	if !ok {
-		return
-	}
-	t := r.open(w, req, g, id, false)
+	t := r.openRoute(w, req, ActionRead)
 	if t == nil {
 		return
 	}
