@@ -331,29 +331,15 @@ func pgURL(t *testing.T) string {
 	return url
 }
 
-// TestOrigins sets -cors-origin values: each is kept as a browser writes
-// the Origin header (RFC 6454 section 6.1: scheme and host in lower case,
-// no default port), which the relay compares byte for byte.
+// TestOrigins sets -cors-origin values: the flag keeps what
+// relay.ParseOrigin makes of each (its own test has the cases), and refuses
+// what it refuses.
 func TestOrigins(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name, reason string
-		value, want  string
-	}{
-		{"plain", "already an origin", "https://app.example.com", "https://app.example.com"},
-		{"slash", "a root path is no path", "https://app.example.com/", "https://app.example.com"},
-		{"port", "a port other than the default stays", "http://127.0.0.1:8080", "http://127.0.0.1:8080"},
-		{"upper case", "a browser sends the host in lower case", "HTTPS://App.Example.COM", "https://app.example.com"},
-		{"https default port", "a browser leaves the default port out", "https://app.example.com:443", "https://app.example.com"},
-		{"http default port", "a browser leaves the default port out", "http://app.example.com:80", "http://app.example.com"},
-		{"any", "the wildcard", "*", "*"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			var o origins
-			require.NoError(t, o.Set(tt.value))
-			assert.Equal(t, origins{tt.want}, o, tt.reason)
-		})
-	}
+	var o origins
+	require.NoError(t, o.Set("HTTPS://App.example.com:443"))
+	require.NoError(t, o.Set("*"))
+	assert.Equal(t, origins{"https://app.example.com", "*"}, o, "as a browser writes the Origin header")
+	assert.Error(t, o.Set("https://app.example.com/app"), "an origin has no path")
+	assert.Len(t, o, 2, "a refused value is not kept")
 }
