@@ -89,7 +89,9 @@ func (s *liveStream) until(tb testing.TB, n int) []liveEvent {
 	var got []liveEvent
 	for ends := 0; ends < n; {
 		e, ok := s.next(tb)
-		require.True(tb, ok, "the stream ended after %d events, %d runs: %v", len(got), ends, s.err)
+		if !ok { // s.err is the reader's to write until events is closed
+			require.Fail(tb, "the stream ended early", "after %d events, %d runs: %v", len(got), ends, s.err)
+		}
 		got = append(got, e)
 		if endsRun(e.data) {
 			ends++
