@@ -49,6 +49,8 @@ type hub struct {
 
 	mu      sync.Mutex
 	waiters map[string]map[chan struct{}]bool // by log key
+	heard   int                               // subscriptions confirmed, for tests
+	wakes   int                               // wakes delivered (not merged), for tests
 	stop    context.CancelFunc                // nil until the subscriber starts
 	done    chan struct{}                     // closed when the subscriber has stopped
 	closed  chan struct{}                     // closed by shut
@@ -155,6 +157,9 @@ func (h *hub) listen(ctx context.Context) error {
 		pinged = false
 		switch msg := msg.(type) {
 		case *redis.Subscription: // subscribed (again): appends before it went unheard
+			h.mu.Lock()
+			h.heard++
+			h.mu.Unlock()
 			h.wakeAll()
 		case *redis.Message:
 			h.wake(msg.Payload)
@@ -178,7 +183,7 @@ func (h *hub) wake(key string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for ch := range h.waiters[key] {
-		wake(ch)
+		h.wakeOne(ch)
 	}
 }
 
@@ -187,7 +192,7 @@ func (h *hub) wakeAll() {
 	defer h.mu.Unlock()
 	for _, chs := range h.waiters {
 		for ch := range chs {
-			wake(ch)
+			h.wakeOne(ch)
 		}
 	}
 }
@@ -216,9 +221,11 @@ func (h *hub) close() {
 	}
 }
 
-func wake(ch chan struct{}) {
+// wakeOne wakes the follower that waits on ch; h.mu is held.
+func (h *hub) wakeOne(ch chan struct{}) {
 	select {
 	case ch <- struct{}{}:
+		h.wakes++
 	default: // already woken
 	}
 }

@@ -128,6 +128,7 @@ func TestFollowHoldsNoConnection(t *testing.T) {
 	const pool, follows = 4, 12
 	rdb := redis.NewClient(&redis.Options{Addr: serverAddr, PoolSize: pool, PoolTimeout: 2 * time.Second})
 	s := openClient(t, testNamespace("pool"), rdb, nil)
+	redisstore.SetTiming(s, time.Minute, 5*time.Second) // no poll while the test counts commands
 	inUse := func() int {
 		st := rdb.PoolStats()
 		return int(st.TotalConns) - int(st.IdleConns)
@@ -150,11 +151,19 @@ func TestFollowHoldsNoConnection(t *testing.T) {
 	}
 
 	// Each follow reads its empty log twice (its backlog, then before it
-	// waits) and waits: 2×follows commands, then none in flight.
-	gets := func() uint32 { st := rdb.PoolStats(); return st.Hits + st.Misses }
-	for deadline := time.Now().Add(5 * time.Second); gets() < 2*follows || inUse() > 0; time.Sleep(5 * time.Millisecond) {
+	// waits) and waits. Once the hub's subscription is confirmed it wakes
+	// the follows registered by then, and each woken one reads twice more
+	// (its log, then whether the thread is gone): then no command is in
+	// flight, and none comes until an append (the poll is a minute away).
+	gets := func() int { st := rdb.PoolStats(); return int(st.Hits + st.Misses) }
+	settled := func() bool {
+		heard, wakes := redisstore.Heard(s)
+		return heard > 0 && gets() == 2*follows+2*wakes && inUse() == 0
+	}
+	for deadline := time.Now().Add(10 * time.Second); !settled(); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			break
+			heard, wakes := redisstore.Heard(s)
+			t.Fatalf("follows never settled: subscriptions %d, wakes %d, commands %d, connections in use %d", heard, wakes, gets(), inUse())
 		}
 	}
 	for range 20 {
