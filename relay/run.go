@@ -152,15 +152,20 @@ func (r *Relay) startRun(req *http.Request, t *thread, g Grant, body []byte, tak
 // agent's stream ends or the run is lost, stopped or cancelled.
 func (r *Relay) runRun(ru *run) {
 	t := ru.t
+	// start tells the POST that the run started (err nil) at once; why it
+	// did not start waits until the thread is free again, so that the
+	// client that reads the answer and runs again finds it free.
 	started := false
+	var notStarted error
 	start := func(err error) {
-		ru.started <- err
+		if err != nil {
+			notStarted = err
+			return
+		}
+		ru.started <- nil
 		started = true
 	}
 	defer func() {
-		if !started {
-			ru.started <- errors.New("aguistate: the run ended before it started")
-		}
 		r.inputs.give(ru.taken)
 		ctx, cancel := r.storeContext(ru.ctx)
 		defer cancel()
@@ -169,6 +174,12 @@ func (r *Relay) runRun(ru *run) {
 		t.running = nil
 		events := ru.lastPos - ru.from
 		t.mu.Unlock()
+		if !started {
+			if notStarted == nil {
+				notStarted = errors.New("aguistate: the run ended before it started")
+			}
+			ru.started <- notStarted
+		}
 		r.tel.runEnded(ru, events)
 		ru.cancel(nil)
 		close(ru.done)
