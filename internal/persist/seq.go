@@ -285,10 +285,13 @@ func SetIn[P, T, S any, M Measure[T, S]](s Seq[T, S, M], o *Owner, i int, v T, o
 	e := editor[T, S, M]{tok: o.token(), o: o}
 	var p *P
 	if s.root.br == nil && s.root.lf.own != e.tok {
-		p = copyFlatIn[P](&e, &s.root)
+		p = copyFlatIn[P](&e, &s.root) // a copy the editor owns: set it in place
+		s.root.lf.items[i] = v
+		e.replace(&s.root, os, ns)
+		return s, p
 	}
 	e.set(&s.root, i, v, os, ns)
-	return s, p
+	return s, nil
 }
 
 // Insert returns s with v inserted before position i, in [0, Len]; i = Len
