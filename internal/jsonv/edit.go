@@ -84,21 +84,19 @@ func (e *Edit) update(n *Node, tokens []string, i int, f func(*Node) (*Node, err
 		}
 		return e.SetAt(n, pos, next), nil
 	}
-	// The child is edited inside persist's update, which measures it
-	// first: the edit may change in place nodes that the child shares.
-	down := func(child *Node) *Node {
-		next, downErr := e.update(child, tokens, i+1, f)
-		if downErr != nil {
-			err = downErr
-			return child
-		}
-		return next
+	// Measured before the child is edited: the edit may change in place
+	// nodes that the child shares. In an object, the child's name is t.
+	var was summary
+	if n.Kind() == Object {
+		was = memberMeasure{}.Of(member{Key: t, Value: child})
+	} else {
+		was = elemMeasure{}.Of(child)
 	}
-	next := e.setChild(n, pos, down)
+	next, err := e.update(child, tokens, i+1, f)
 	if err != nil {
 		return nil, err
 	}
-	return next, nil
+	return e.setChild(n, pos, t, next, was), nil
 }
 
 // Resolve returns the value that tokens name in root, as [Resolve] does,
@@ -116,27 +114,32 @@ func (e *Edit) SetAt(c *Node, i int, v *Node) *Node {
 	e.charge(stepWork)
 	if c.isPacked() {
 		sp := c.spanAt(i)
-		if p := e.splice(c, sp.val, sp.end, v.Size(), c.packedCount(), func(b []byte) []byte { return Append(b, v) }); p != nil {
+		if p := e.splice(c, sp.val, sp.end, v.Size(), c.packedCount(), -1, func(b []byte) []byte { return Append(b, v) }); p != nil {
 			return p
 		}
 		c = unpack(c)
 	}
-	return e.setChild(c, i, func(*Node) *Node { return v })
+	if c.Kind() == Array {
+		return e.setChild(c, i, "", v, elemMeasure{}.Of(c.Elem(i)))
+	}
+	name, was := c.Member(i)
+	return e.setChild(c, i, name, v, memberMeasure{}.Of(member{Key: name, Value: was}))
 }
 
-// setChild returns the tree container c with its child at position i
-// replaced by f of it. Where the edit copies a flat container, the new
-// node and its children are one allocation.
-func (e *Edit) setChild(c *Node, i int, f func(*Node) *Node) *Node {
+// setChild returns the tree container c with its child at position i,
+// called name in an object and of summary was, replaced by v. Where the
+// edit copies a flat container, the new node and its children are one
+// allocation.
+func (e *Edit) setChild(c *Node, i int, name string, v *Node, was summary) *Node {
 	if c.Kind() == Array {
-		s, pre := persist.UpdateIn[array](c.array().elems, e.own(), i, f)
+		s, pre := persist.SetIn[array](c.array().elems, e.own(), i, v, was, elemMeasure{}.Of(v))
 		if pre == nil {
 			return newArray(s)
 		}
 		*pre = array{header(Array, 0), s}
 		return &pre.Node
 	}
-	m, pre := persist.UpdateAtIn[object](c.object().members, e.own(), i, f)
+	m, pre := persist.SetAtIn[object](c.object().members, e.own(), i, name, v, was, memberMeasure{}.Of(member{Key: name, Value: v}))
 	if pre == nil {
 		return newObject(m, c.aux())
 	}
@@ -188,12 +191,13 @@ func (e *Edit) InsertElem(a *Node, i int, v *Node) *Node {
 	e.charge(stepWork)
 	if a.isPacked() {
 		s, count := a.packedText(), a.packedCount()
+		depth := max(a.packedDepth(), 1+v.Depth())
 		var p *Node
 		if i == count {
-			p = e.splice(a, len(s)-1, len(s)-1, 1+v.Size(), count+1, func(b []byte) []byte { return Append(append(b, ','), v) })
+			p = e.splice(a, len(s)-1, len(s)-1, 1+v.Size(), count+1, depth, func(b []byte) []byte { return Append(append(b, ','), v) })
 		} else {
 			at := a.spanAt(i).val
-			p = e.splice(a, at, at, v.Size()+1, count+1, func(b []byte) []byte { return append(Append(b, v), ',') })
+			p = e.splice(a, at, at, v.Size()+1, count+1, depth, func(b []byte) []byte { return append(Append(b, v), ',') })
 		}
 		if p != nil {
 			return p
@@ -284,11 +288,11 @@ func (e *Edit) setPacked(o *Node, name string, v *Node) (*Node, *Node, bool) {
 	write := func(b []byte) []byte { return Append(b, v) }
 	if i, sp := o.findSpan(name); i >= 0 {
 		_, old := o.childOf(sp)
-		p := e.splice(o, sp.val, sp.end, v.Size(), o.packedCount(), write)
+		p := e.splice(o, sp.val, sp.end, v.Size(), o.packedCount(), -1, write)
 		return p, old, p != nil
 	}
 	end := o.packedSize() - 1
-	p := e.splice(o, end, end, 2+StringSize(name)+v.Size(), o.packedCount()+1, func(b []byte) []byte {
+	p := e.splice(o, end, end, 2+StringSize(name)+v.Size(), o.packedCount()+1, max(o.packedDepth(), 1+v.Depth()), func(b []byte) []byte {
 		return write(append(AppendString(append(b, ','), name), ':'))
 	})
 	return p, nil, p != nil
@@ -302,7 +306,7 @@ func (e *Edit) cut(c *Node, sp span) *Node {
 	} else if from > 1 {
 		from-- // the last child: the comma before it
 	}
-	return e.splice(c, from, to, 0, c.packedCount()-1, func(b []byte) []byte { return b })
+	return e.splice(c, from, to, 0, c.packedCount()-1, -1, func(b []byte) []byte { return b })
 }
 
 // updatePacked is update within the packed n: it finds the value that
@@ -317,11 +321,13 @@ func (e *Edit) updatePacked(n *Node, tokens []string, f func(*Node) (*Node, erro
 	for _, t := range tokens {
 		e.charge(stepWork + len(t))
 	}
-	next, err := f(decodeValue(n.packedText()[from:to]))
+	was := decodeValue(n.packedText()[from:to])
+	next, err := f(was)
 	if err != nil {
 		return nil, true, err
 	}
-	if p := e.splice(n, from, to, next.Size(), n.packedCount(), func(b []byte) []byte { return Append(b, next) }); p != nil {
+	depth := spliceDepth(n.packedDepth(), len(tokens), was.Depth(), next.Depth())
+	if p := e.splice(n, from, to, next.Size(), n.packedCount(), depth, func(b []byte) []byte { return Append(b, next) }); p != nil {
 		return p, true, nil
 	}
 	// Too large to stay packed: set the new value in the tree of n.

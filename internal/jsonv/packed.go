@@ -154,15 +154,15 @@ func spansIn(s string, a int) iter.Seq[span] {
 }
 
 // locate returns where in the text of the packed n the value is that
-// tokens name, and false when one names nothing (Child says why).
+// tokens name, and false when one names nothing (Child says why). It
+// scans the text before the value and the value, not what follows the
+// containers it enters.
 func (n *Node) locate(tokens []string) (from, to int, ok bool) {
 	s := n.packedText()
-	from, to = 0, len(s)
 	for _, t := range tokens {
-		var k int
+		k := -1
 		switch s[from] {
 		case '{':
-			k = -1
 		case '[':
 			if !IsArrayIndex(t) || len(t) > 3 {
 				return 0, 0, false
@@ -171,19 +171,27 @@ func (n *Node) locate(tokens []string) (from, to int, ok bool) {
 		default:
 			return 0, 0, false
 		}
-		found := false
-		for sp := range spansIn(s, from) {
-			if k < 0 && literalIs(s[sp.key:sp.val-1], t) || k == 0 {
-				from, to, found = sp.val, sp.end, true
+		i, found := from+1, false
+		for s[i] != ']' && s[i] != '}' {
+			val := i
+			if k < 0 {
+				val = stringEnd(s, i) + 1
+			}
+			if k < 0 && literalIs(s[i:val-1], t) || k == 0 {
+				from, found = val, true
 				break
 			}
 			k--
+			if i = valueEnd(s, val); s[i] != ',' {
+				break
+			}
+			i++
 		}
 		if !found {
 			return 0, 0, false
 		}
 	}
-	return from, to, true
+	return from, valueEnd(s, from), true
 }
 
 // spanAt returns the span of child i, in [0, Len), of the packed n.
@@ -365,9 +373,9 @@ func unpacked(n *Node) *Node {
 }
 
 // splice returns the packed n with its text from i to j replaced by what
-// write appends, size bytes, leaving count children; or nil when the
-// result would be larger than packMax.
-func (e *Edit) splice(n *Node, i, j, size, count int, write func([]byte) []byte) *Node {
+// write appends, size bytes, leaving count children of depth depth (-1
+// to measure it); or nil when the result would be larger than packMax.
+func (e *Edit) splice(n *Node, i, j, size, count, depth int, write func([]byte) []byte) *Node {
 	s := n.packedText()
 	if len(s)-(j-i)+size > packMax {
 		return nil
@@ -384,6 +392,21 @@ func (e *Edit) splice(n *Node, i, j, size, count int, write func([]byte) []byte)
 	buf = append(buf, s[j:]...)
 	e.charge(len(buf))
 	text := unsafe.String(unsafe.SliceData(buf), len(buf))
-	_, depth := measureText(text)
+	if depth < 0 {
+		_, depth = measureText(text)
+	}
 	return newPacked(text, count, depth)
+}
+
+// spliceDepth returns the depth of a container of depth d once a value
+// of depth was, at the end of a path of k steps in it, is replaced by one
+// of depth now; or -1 when only measuring the new text tells.
+func spliceDepth(d, k, was, now int) int {
+	switch {
+	case k+now >= d:
+		return k + now
+	case k+was < d:
+		return d // the deepest part is elsewhere
+	}
+	return -1
 }

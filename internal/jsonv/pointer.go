@@ -22,30 +22,48 @@ func ParsePointer(s string) ([]string, error) {
 	if s[0] != '/' {
 		return nil, fmt.Errorf(`%w: it does not start with "/"`, ErrPointer)
 	}
-	tokens := strings.Split(s[1:], "/")
-	for i, t := range tokens {
-		if strings.IndexByte(t, '~') < 0 {
+	tokens := make([]string, 0, strings.Count(s, "/"))
+	start, tilde := 1, false
+	for i := 1; ; i++ {
+		if i < len(s) && s[i] != '/' {
+			tilde = tilde || s[i] == '~'
 			continue
 		}
-		var b strings.Builder
-		for j := 0; j < len(t); j++ {
-			if t[j] != '~' {
-				b.WriteByte(t[j])
-				continue
+		t := s[start:i]
+		if tilde {
+			var err error
+			if t, err = unescapeToken(t); err != nil {
+				return nil, err
 			}
-			if j+1 == len(t) || (t[j+1] != '0' && t[j+1] != '1') {
-				return nil, fmt.Errorf(`%w: "~" is not followed by "0" or "1"`, ErrPointer)
-			}
-			if t[j+1] == '0' {
-				b.WriteByte('~')
-			} else {
-				b.WriteByte('/')
-			}
-			j++
 		}
-		tokens[i] = b.String()
+		tokens = append(tokens, t)
+		if i == len(s) {
+			return tokens, nil
+		}
+		start, tilde = i+1, false
 	}
-	return tokens, nil
+}
+
+// unescapeToken returns the reference token t, which holds "~", with "~0"
+// read as "~" and "~1" as "/".
+func unescapeToken(t string) (string, error) {
+	var b strings.Builder
+	for j := 0; j < len(t); j++ {
+		if t[j] != '~' {
+			b.WriteByte(t[j])
+			continue
+		}
+		if j+1 == len(t) || (t[j+1] != '0' && t[j+1] != '1') {
+			return "", fmt.Errorf(`%w: "~" is not followed by "0" or "1"`, ErrPointer)
+		}
+		if t[j+1] == '0' {
+			b.WriteByte('~')
+		} else {
+			b.WriteByte('/')
+		}
+		j++
+	}
+	return b.String(), nil
 }
 
 var tokenEscaper = strings.NewReplacer("~", "~0", "/", "~1")

@@ -514,6 +514,20 @@ func (e *editor[T, S, M]) update(c *node[T, S, M], i int, f func(T) T) (os, ns S
 	return os, ns
 }
 
+// set puts v at position i of c, as update does with a function that
+// returns v, given the summaries of the old element and of v.
+func (e *editor[T, S, M]) set(c *node[T, S, M], i int, v T, os, ns S) {
+	if c.br == nil {
+		e.ownItems(c, 0)
+		c.lf.items[i] = v
+	} else {
+		b := e.ownBranch(c)
+		k, off := b.locate(i)
+		e.set(&b.kids[k], off, v, os, ns)
+	}
+	e.replace(c, os, ns) // after the children's, which resum may read
+}
+
 // rebalance mends child k of b, which has too few children or elements, by
 // merging it with a neighbour or sharing the neighbour's evenly. Either way
 // it costs O(leafMax) or O(branchMax), and leaves both nodes far enough from

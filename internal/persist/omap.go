@@ -232,14 +232,13 @@ func (m Map[V, S, M]) UpdateAt(o *Owner, i int, f func(V) V) Map[V, S, M] {
 	return m
 }
 
-// UpdateAtIn is [Map.UpdateAt] for a caller that keeps a header of type
-// P beside the Map, as [UpdateIn] does for a Seq.
-func UpdateAtIn[P, V, S any, M Measure[Entry[V], S]](m Map[V, S, M], o *Owner, i int, f func(V) V) (Map[V, S, M], *P) {
+// SetAtIn is [Map.UpdateAt] that sets the value at position i to v, for
+// a caller that keeps a header of type P beside the Map and measured the
+// old entry (os) and the new one (ns) itself, as [SetIn] does for a Seq.
+// key must be the key at position i, which the caller found it by.
+func SetAtIn[P, V, S any, M Measure[Entry[V], S]](m Map[V, S, M], o *Owner, i int, key string, v V, os, ns S) (Map[V, S, M], *P) {
 	var p *P
-	m.seq, p = UpdateIn[P](m.seq, o, i, func(v Entry[V]) Entry[V] {
-		v.Value = f(v.Value)
-		return v
-	})
+	m.seq, p = SetIn[P](m.seq, o, i, Entry[V]{key, v}, os, ns)
 	return m, p
 }
 

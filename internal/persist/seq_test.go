@@ -318,11 +318,10 @@ func TestSeqSeek(t *testing.T) {
 	}
 }
 
-// TestUpdateIn checks that UpdateIn allocates a header with the copy of a
+// TestSetIn checks that SetIn allocates a header with the copy of a
 // flat Seq, and only then: not for a tree, nor for a leaf the Owner owns.
-func TestUpdateIn(t *testing.T) {
+func TestSetIn(t *testing.T) {
 	type header struct{ _ int } // of some size, as a container's header is
-	double := func(v int) int { return 2 * v }
 	for _, tt := range []struct {
 		name       string
 		n          int
@@ -344,7 +343,8 @@ func TestUpdateIn(t *testing.T) {
 			for _, v := range s.All() {
 				before = append(before, v)
 			}
-			got, h := UpdateIn[header](s, o, 3, double)
+			var m statOf
+			got, h := SetIn[header](s, o, 3, 6, m.Of(3), m.Of(6))
 			assert.Equal(t, tt.wantHeader, h != nil, tt.reason)
 			want := seqRange(tt.n)
 			want[3] = 6
