@@ -218,7 +218,8 @@ func decodeMessages(n *jsonv.Node, lenient bool) ([]Message, error) {
 	}
 	out := make([]Message, n.Len())
 	seen := make(map[string]struct{}, n.Len())
-	for i, m := range n.All() {
+	for i := range n.Len() { // not n.All(): a return from its loop costs allocations
+		m := n.Elem(i)
 		if m.Kind() != jsonv.Object {
 			return nil, fmt.Errorf("%w: message %d is %s, not an object", errMalformedMessages, i, m.Kind().Phrase())
 		}

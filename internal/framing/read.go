@@ -149,17 +149,11 @@ func ReadFields(r io.Reader, format Format, maxSize, maxGap int, f *Fields) iter
 	if maxGap <= 0 {
 		maxGap = defaultMaxGap
 	}
-	if f == nil {
-		f = new(Fields)
-	}
 	return func(yield func([]byte, error) bool) {
-		br := buffers.Get().(*bufio.Reader)
-		br.Reset(r)
-		defer func() {
-			br.Reset(nil) // keeps nothing of r
-			buffers.Put(br)
-		}()
-		p := &reader{br: br, max: maxSize, maxGap: maxGap, yield: yield, fields: f}
+		b := buffers.Get().(*streamBuffers)
+		b.br.Reset(r)
+		p := &reader{br: b.br, data: b.data[:0], max: maxSize, maxGap: maxGap, yield: yield, fields: f}
+		defer b.keep(p)
 		err := p.run(format)
 		if err == errStopped {
 			err = p.overGap // nil unless emit stopped for it
@@ -170,19 +164,43 @@ func ReadFields(r io.Reader, format Format, maxSize, maxGap int, f *Fields) iter
 	}
 }
 
-// buffers holds the read buffers of streams that ended, so that a short
-// stream costs no buffer of its own. A payload yielded from a buffer is
-// valid until the next step, and so until its stream ends.
-var buffers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, bufSize) }}
+// streamBuffers are the buffers of one stream: the read buffer, and the
+// buffer an SSE event's data lines are joined in.
+type streamBuffers struct {
+	br   *bufio.Reader
+	data []byte
+}
+
+// keepData is the largest data buffer that a stream's buffers keep for the
+// next stream.
+const keepData = 64 << 10
+
+// keep returns the buffers to the pool once the stream of p ends, with
+// the data buffer p grew, unless it grew large. They keep nothing of the
+// stream's reader.
+func (b *streamBuffers) keep(p *reader) {
+	b.br.Reset(nil)
+	b.data = nil
+	if cap(p.data) <= keepData {
+		b.data = p.data[:0]
+	}
+	buffers.Put(b)
+}
+
+// buffers holds the buffers of streams that ended, so that a short stream
+// costs no buffer of its own. A payload yielded from a buffer is valid
+// until the next step, and so until its stream ends.
+var buffers = sync.Pool{New: func() any { return &streamBuffers{br: bufio.NewReaderSize(nil, bufSize)} }}
 
 // reader holds the state shared by the three framings.
 type reader struct {
 	br     *bufio.Reader
-	err    error // sticky error from br, never cleared
+	data   []byte // SSE only: the data buffer (see readSSE), from the pool
+	err    error  // sticky error from br, never cleared
 	max    int
 	n      int // payloads yielded so far
 	yield  func([]byte, error) bool
-	fields *Fields // SSE only
+	fields *Fields // SSE only; nil when the caller keeps no fields
 
 	// The gap: bytes consumed since the last event that are not part of an
 	// event's text. The framings set text while they consume the text of

@@ -57,9 +57,11 @@ func field(b []byte, name string, state int) (int, int, bool) {
 // readSSE implements the event stream interpretation of HTML section 9.2.6,
 // keeping only the data buffer, but for the end of the stream (endSSE).
 func (p *reader) readSSE(skipLine bool) error {
-	var data []byte   // data buffer; len(data) minus its final LF never exceeds max
+	data := p.data // data buffer; len(data) minus its final LF never exceeds max
+	defer func() { p.data = data }()
 	dataText := false // data holds more than white space: the event is no keep-alive
-	var value []byte  // the value of an id or retry field being read
+	var value []byte  // the value of an id or retry field being read, when p.fields is kept
+	valueLen := 0     // the length of that value
 	id := ""          // the last event ID buffer, which a new stream starts empty
 	state := sseLineStart
 	if skipLine {
@@ -106,7 +108,9 @@ func (p *reader) readSSE(skipLine bool) error {
 				// Blank line: dispatch.
 				p.discard(1)
 				skipLF = c == '\r'
-				p.fields.LastEventID = id
+				if p.fields != nil {
+					p.fields.LastEventID = id
+				}
 				if len(data) > 0 {
 					if !p.emit(data[:len(data)-1]) {
 						return errStopped
@@ -131,7 +135,7 @@ func (p *reader) readSSE(skipLine bool) error {
 				p.text = false // an id or retry line, a comment or another field
 				if ok {
 					p.discard(skip)
-					state, value = next, value[:0]
+					state, value, valueLen = next, value[:0], 0
 					break
 				}
 				// Comment (":"), or another field.
@@ -168,10 +172,12 @@ func (p *reader) readSSE(skipLine bool) error {
 			if i >= 0 {
 				v = b[:i]
 			}
-			if len(value)+len(v)-lineAllowance > p.max {
+			if valueLen += len(v); valueLen-lineAllowance > p.max {
 				return p.tooLarge()
 			}
-			value = append(value, v...)
+			if p.fields != nil { // else the value is not kept
+				value = append(value, v...)
+			}
 			if i < 0 {
 				p.discard(len(b))
 				continue
@@ -179,7 +185,7 @@ func (p *reader) readSSE(skipLine bool) error {
 			skipLF = b[i] == '\r'
 			p.discard(i + 1)
 			if state == sseID {
-				if bytes.IndexByte(value, 0) < 0 { // an id with NUL is ignored
+				if p.fields != nil && bytes.IndexByte(value, 0) < 0 { // an id with NUL is ignored
 					id = string(value)
 					p.fields.IDs = true
 				}
@@ -224,7 +230,9 @@ func (p *reader) endSSE(data []byte, inLine bool, id string) error {
 	case !json.Valid(data):
 		return io.ErrUnexpectedEOF
 	}
-	p.fields.LastEventID = id
+	if p.fields != nil {
+		p.fields.LastEventID = id
+	}
 	if !p.emit(data) {
 		return errStopped
 	}
@@ -235,7 +243,7 @@ func (p *reader) endSSE(data []byte, inLine bool, id string) error {
 // when it is ASCII digits only; other values are ignored (WHATWG). A value
 // too large for a time.Duration is the largest one.
 func (p *reader) setRetry(value []byte) {
-	if len(value) == 0 {
+	if p.fields == nil || len(value) == 0 {
 		return
 	}
 	for _, c := range value {
