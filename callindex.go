@@ -194,15 +194,10 @@ func firstCalls(calls *jsonv.Node, each func(id string, call int)) {
 	var room [8]string
 	few := room[:0] // the ids so far, while there are few
 	for i := range calls.Len() {
-		c := calls.Elem(i)
-		if c.Kind() != jsonv.Object {
+		text, ok := calls.Elem(i).StringMember("id")
+		if !ok {
 			continue
 		}
-		id := c.Get("id")
-		if id == nil || id.Kind() != jsonv.String {
-			continue
-		}
-		text := id.Text()
 		switch {
 		case seen != nil:
 			if seen[text] {

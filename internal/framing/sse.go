@@ -56,7 +56,7 @@ func field(b []byte, name string, state int) (int, int, bool) {
 
 // readSSE implements the event stream interpretation of HTML section 9.2.6,
 // keeping only the data buffer, but for the end of the stream (endSSE).
-func (p *reader) readSSE(skipLine bool) error {
+func (p *reader) readSSE(skipLine bool, yield func([]byte) bool) error {
 	data := p.data // data buffer; len(data) minus its final LF never exceeds max
 	defer func() { p.data = data }()
 	dataText := false // data holds more than white space: the event is no keep-alive
@@ -72,7 +72,7 @@ func (p *reader) readSSE(skipLine bool) error {
 	for {
 		b, err := p.buffered()
 		if err == io.EOF {
-			return p.endSSE(data, state == sseData, id)
+			return p.endSSE(data, state == sseData, id, yield)
 		}
 		if err != nil {
 			return err
@@ -100,7 +100,7 @@ func (p *reader) readSSE(skipLine bool) error {
 					if strings.HasPrefix("data: ", string(b)) {
 						return io.ErrUnexpectedEOF // cut at the start of a data line
 					}
-					return p.endSSE(data, false, id)
+					return p.endSSE(data, false, id, yield)
 				}
 			}
 			switch c := b[0]; {
@@ -112,7 +112,7 @@ func (p *reader) readSSE(skipLine bool) error {
 					p.fields.LastEventID = id
 				}
 				if len(data) > 0 {
-					if !p.emit(data[:len(data)-1]) {
+					if !p.emit(data[:len(data)-1], yield) {
 						return errStopped
 					}
 					data, dataText = data[:0], false
@@ -220,7 +220,7 @@ func (p *reader) readSSE(skipLine bool) error {
 // Here, as in the reference client, it is dispatched, with its id, when
 // its data is one whole JSON text; any other data was cut short:
 // io.ErrUnexpectedEOF. Empty data is nothing lost.
-func (p *reader) endSSE(data []byte, inLine bool, id string) error {
+func (p *reader) endSSE(data []byte, inLine bool, id string, yield func([]byte) bool) error {
 	if !inLine && len(data) > 0 {
 		data = data[:len(data)-1] // the LF after the last whole data line
 	}
@@ -233,7 +233,7 @@ func (p *reader) endSSE(data []byte, inLine bool, id string) error {
 	if p.fields != nil {
 		p.fields.LastEventID = id
 	}
-	if !p.emit(data) {
+	if !p.emit(data, yield) {
 		return errStopped
 	}
 	return nil
