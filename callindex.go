@@ -5,7 +5,6 @@ package aguistate
 import (
 	"cmp"
 	"hash/maphash"
-	"iter"
 	"math"
 	"slices"
 
@@ -81,9 +80,9 @@ func (l *messageList) callAt(k uint64, id string, pos int) int {
 
 // index adds the tool calls of m, at position pos with key, to the index.
 func (l *messageList) index(o *persist.Owner, key string, pos int, m Message) {
-	for id, call := range firstCalls(callsOf(m)) {
+	firstCalls(callsOf(m), func(id string, call int) {
 		l.addCall(o, id, m.role == roleAssistant, key, pos, call)
-	}
+	})
 }
 
 // addCall records that the message at position pos with key holds the first
@@ -96,14 +95,14 @@ func (l *messageList) addCall(o *persist.Owner, id string, assistant bool, key s
 // unindex takes the tool calls of m, at position pos with key, out of the
 // index.
 func (l *messageList) unindex(o *persist.Owner, key string, pos int, m Message) {
-	for id := range firstCalls(callsOf(m)) {
+	firstCalls(callsOf(m), func(id string, _ int) {
 		k := callKey(id, m.role == roleAssistant)
 		i := l.callAt(k, id, pos)
 		if i == l.calls.Len() || l.calls.At(i).msg != key {
 			panic("aguistate: the tool call index lost a message")
 		}
 		l.calls, _ = l.calls.Delete(o, i)
-	}
+	})
 }
 
 // firstCall returns the entry of the first message of the class that
@@ -150,9 +149,9 @@ func buildCallIndex(ms []Message, entries []persist.Entry[*jsonv.Node]) callInde
 	}
 	var all []placed
 	for i, m := range ms {
-		for id, call := range firstCalls(callsOf(m)) {
+		firstCalls(callsOf(m), func(id string, call int) {
 			all = append(all, placed{callEntry{callKey(id, m.role == roleAssistant), id, entries[i].Key, call}, i})
-		}
+		})
 	}
 	slices.SortFunc(all, func(a, b placed) int {
 		if c := cmp.Compare(a.k, b.k); c != 0 {
@@ -184,45 +183,38 @@ func callsOf(m Message) *jsonv.Node {
 	return calls
 }
 
-// firstCalls yields the ids of the tool calls in calls (nil for none), each
-// with the index of the first call that has it. A call that is not an
-// object with a string "id" has none.
-func firstCalls(calls *jsonv.Node) iter.Seq2[string, int] {
-	return func(yield func(string, int) bool) {
-		if calls == nil {
-			return
+// firstCalls calls each with the id of each tool call in calls (nil for
+// none), in order, and the index of the first call that has it. A call
+// that is not an object with a string "id" has none.
+func firstCalls(calls *jsonv.Node, each func(id string, call int)) {
+	if calls == nil {
+		return
+	}
+	var seen map[string]bool
+	var room [8]string
+	few := room[:0] // the ids so far, while there are few
+	for i := range calls.Len() {
+		text, ok := calls.Elem(i).StringMember("id")
+		if !ok {
+			continue
 		}
-		var seen map[string]bool
-		var few []string // the ids so far, while there are few
-		for i, c := range calls.All() {
-			if c.Kind() != jsonv.Object {
+		switch {
+		case seen != nil:
+			if seen[text] {
 				continue
 			}
-			id := c.Get("id")
-			if id == nil || id.Kind() != jsonv.String {
-				continue
+			seen[text] = true
+		case slices.Contains(few, text):
+			continue
+		case len(few) < len(room):
+			few = append(few, text)
+		default:
+			seen = make(map[string]bool)
+			for _, s := range few {
+				seen[s] = true
 			}
-			text := id.Text()
-			switch {
-			case seen != nil:
-				if seen[text] {
-					continue
-				}
-				seen[text] = true
-			case slices.Contains(few, text):
-				continue
-			case len(few) < 8:
-				few = append(few, text)
-			default:
-				seen = make(map[string]bool)
-				for _, s := range few {
-					seen[s] = true
-				}
-				seen[text] = true
-			}
-			if !yield(text, i) {
-				return
-			}
+			seen[text] = true
 		}
+		each(text, i)
 	}
 }

@@ -64,6 +64,9 @@ func interruptID(in *jsonv.Node) (string, bool) {
 // "interruptId" and a "status" of "resolved" or "cancelled", wraps
 // ErrMalformedEvent.
 func checkResume(pending []*jsonv.Node, resume json.RawMessage, maxDepth int) error {
+	if len(pending) == 0 && resume == nil {
+		return nil
+	}
 	status := make(map[string]string) // interruptId → status
 	if resume != nil {
 		n, err := parseJSON(resume, maxDepth)
@@ -73,7 +76,8 @@ func checkResume(pending []*jsonv.Node, resume json.RawMessage, maxDepth int) er
 		if n.Kind() != jsonv.Array {
 			return fmt.Errorf("%w: resume is %s, not an array", ErrMalformedEvent, n.Kind().Phrase())
 		}
-		for i, e := range n.All() {
+		for i := range n.Len() {
+			e := n.Elem(i)
 			if e.Kind() != jsonv.Object {
 				return fmt.Errorf("%w: resume entry %d is %s, not an object", ErrMalformedEvent, i, e.Kind().Phrase())
 			}

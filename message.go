@@ -172,10 +172,8 @@ func (m Message) str(name string) string {
 // str returns the string member name of object o, or "" when it is absent
 // or not a string.
 func str(o *jsonv.Node, name string) string {
-	if v := o.Get(name); v != nil && v.Kind() == jsonv.String {
-		return v.Text()
-	}
-	return ""
+	text, _ := o.StringMember(name)
+	return text
 }
 
 // Value returns the whole message object.
@@ -218,25 +216,26 @@ func decodeMessages(n *jsonv.Node, lenient bool) ([]Message, error) {
 	}
 	out := make([]Message, n.Len())
 	seen := make(map[string]struct{}, n.Len())
-	for i, m := range n.All() {
+	for i := range n.Len() { // not n.All(): a return from its loop costs allocations
+		m := n.Elem(i)
 		if m.Kind() != jsonv.Object {
 			return nil, fmt.Errorf("%w: message %d is %s, not an object", errMalformedMessages, i, m.Kind().Phrase())
 		}
-		id := m.Get("id")
+		id, hasID := m.StringMember("id")
 		switch {
-		case id == nil && lenient:
-		case id == nil || id.Kind() != jsonv.String || id.Text() == "":
+		case !hasID && lenient && m.Get("id") == nil:
+		case id == "":
 			return nil, fmt.Errorf("%w: message %d: \"id\" is missing or not a non-empty string", errMalformedMessages, i)
 		}
-		role := m.Get("role")
-		if role == nil || role.Kind() != jsonv.String {
+		role, ok := m.StringMember("role")
+		if !ok {
 			return nil, fmt.Errorf("%w: message %d: \"role\" is missing or not a string", errMalformedMessages, i)
 		}
-		out[i] = Message{role: role.Text(), v: m}
-		if id == nil {
+		out[i] = Message{role: role, v: m}
+		if !hasID {
 			continue
 		}
-		out[i].id = id.Text()
+		out[i].id = id
 		if _, dup := seen[out[i].id]; dup && !lenient {
 			return nil, fmt.Errorf("%w: message %d: id %s appears twice", errMalformedMessages, i, jsonv.Quote(out[i].id))
 		}

@@ -63,11 +63,11 @@ func (t *txn) pruneCalls() {
 			if !ok {
 				continue
 			}
-			for call := range firstCalls(callsOf(m)) {
+			firstCalls(callsOf(m), func(call string, _ int) {
 				if _, held := t.findToolCall(call, true); !held && t.next.calls.has(call) {
 					t.scope().calls.remove(t.ed().Owner(), call)
 				}
-			}
+			})
 		}
 	}
 }
@@ -91,7 +91,8 @@ func pendingIDs(outcome *jsonv.Node) ([]string, error) {
 		return nil, f.err
 	}
 	ids := make([]string, 0, list.Len())
-	for i, id := range list.All() {
+	for i := range list.Len() {
+		id := list.Elem(i)
 		if id.Kind() != jsonv.String || id.Text() == "" {
 			return nil, fmt.Errorf("%w: outcome: pendingToolCallIds %d is %s, not a tool call id", ErrMalformedEvent, i, id.Kind().Phrase())
 		}

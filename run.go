@@ -183,7 +183,8 @@ func (t *txn) runFinished(ev *jsonv.Node) error {
 		return fmt.Errorf("%w (in \"outcome\")", o.err)
 	}
 	pending := make([]*jsonv.Node, list.Len())
-	for i, in := range list.All() {
+	for i := range list.Len() {
+		in := list.Elem(i)
 		if in.Kind() != jsonv.Object {
 			return fmt.Errorf("%w: outcome: interrupt %d is %s, not an object", ErrMalformedEvent, i, in.Kind().Phrase())
 		}

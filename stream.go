@@ -53,21 +53,28 @@ func readEvents(r io.Reader, opts *Options, f *framing.Fields) iter.Seq2[[]byte,
 	}
 	o = o.withDefaults()
 	return func(yield func([]byte, error) bool) {
-		n := 0 // events yielded
-		for text, err := range framing.ReadFields(r, framing.Auto, o.MaxEventSize, o.MaxGapSize, f) {
-			if err != nil {
-				yield(nil, framingError(err, n+1))
-				return
-			}
-			if blank(text) { // JSON white space only
-				continue // a keep-alive: an SSE event with empty data
-			}
-			n++
-			if !yield(text, nil) {
-				return
-			}
+		if err := eachEvent(r, &o, f, func(text []byte) bool { return yield(text, nil) }); err != nil {
+			yield(nil, err)
 		}
 	}
+}
+
+// eachEvent is readEvents without an iterator, with o's defaults set: it
+// gives each event's text to each, until each returns false, and returns
+// the error readEvents yields, or nil.
+func eachEvent(r io.Reader, o *Options, f *framing.Fields, each func(text []byte) bool) error {
+	n := 0 // events given to each
+	err := framing.Each(r, framing.Auto, o.MaxEventSize, o.MaxGapSize, f, func(text []byte) bool {
+		if blank(text) { // JSON white space only
+			return true // a keep-alive: an SSE event with empty data
+		}
+		n++
+		return each(text)
+	})
+	if err != nil {
+		return framingError(err, n+1)
+	}
+	return nil
 }
 
 // blank reports whether text is only JSON white space, looking no further
@@ -123,23 +130,25 @@ func (c *Consumer) Run(ctx context.Context, r io.Reader) error {
 // giving each event's text to step, which applies it; an error from step
 // stops it.
 func (c *Consumer) run(ctx context.Context, r io.Reader, f *framing.Fields, step func(text []byte) error) error {
-	for text, err := range readEvents(r, &c.opts, f) {
-		if err != nil {
-			if ctxErr := ctx.Err(); ctxErr != nil {
-				return ctxErr // the read failed because ctx ended
-			}
-			var ee *EventError
-			if errors.As(err, &ee) {
-				return c.reject(ee)
-			}
-			return err
+	var stepErr error
+	err := eachEvent(r, &c.opts, f, func(text []byte) bool {
+		if stepErr = ctx.Err(); stepErr == nil {
+			stepErr = step(text)
 		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := step(text); err != nil {
-			return err
-		}
+		return stepErr == nil
+	})
+	switch {
+	case stepErr != nil:
+		return stepErr
+	case err == nil:
+		return nil
 	}
-	return nil
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxErr // the read failed because ctx ended
+	}
+	var ee *EventError
+	if errors.As(err, &ee) {
+		return c.reject(ee)
+	}
+	return err
 }

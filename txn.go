@@ -101,9 +101,23 @@ func (t *txn) note(format string, args ...any) {
 // given by an event is kept.
 func (t *txn) noTarget(format string, args ...any) {
 	if t.warn == nil {
-		t.warn = fmt.Errorf("%w: %s", ErrNoTarget, fmt.Sprintf(format, args...))
+		t.warn = &noTargetError{format, args}
 	}
 }
+
+// noTargetError is the warning of an event skipped for want of its
+// target: ErrNoTarget, with what was missing, written only when read, so
+// that a skipped event costs no formatting that nobody reads.
+type noTargetError struct {
+	format string
+	args   []any
+}
+
+func (e *noTargetError) Error() string {
+	return ErrNoTarget.Error() + ": " + fmt.Sprintf(e.format, e.args...)
+}
+
+func (e *noTargetError) Unwrap() error { return ErrNoTarget }
 
 // setMessage replaces the message at position i with m, which has the same id.
 func (t *txn) setMessage(i int, m Message) {

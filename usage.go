@@ -57,7 +57,8 @@ func readUsage(ev *jsonv.Node) ([]Usage, error) {
 		return nil, f.err
 	}
 	out := make([]Usage, 0, list.Len())
-	for i, n := range list.All() {
+	for i := range list.Len() {
+		n := list.Elem(i)
 		if n.Kind() != jsonv.Object {
 			return nil, fmt.Errorf("%w: usage %d is %s, not an object", ErrMalformedEvent, i, n.Kind().Phrase())
 		}

@@ -57,7 +57,7 @@ func (p *reader) skipJSONSpace() (byte, error) {
 // readJSONArray yields the elements of one JSON array (RFC 8259 section 5),
 // one at a time, with their exact bytes. A stream that ends after the '['
 // and before the ']' was cut short: io.ErrUnexpectedEOF.
-func (p *reader) readJSONArray() error {
+func (p *reader) readJSONArray(yield func([]byte) bool) error {
 	c, err := p.skipJSONSpace()
 	if err == io.EOF {
 		return syntaxf("unexpected end of stream, expected '['")
@@ -87,7 +87,7 @@ func (p *reader) readJSONArray() error {
 			var raw json.RawMessage
 			return &kindError{kind: ErrSyntax, msg: "json array: invalid element", cause: json.Unmarshal(buf, &raw)}
 		}
-		if !p.emit(buf) {
+		if !p.emit(buf, yield) {
 			return errStopped
 		}
 		if c, err = p.skipJSONSpace(); err != nil {

@@ -36,7 +36,7 @@ func allSpace(b []byte) bool {
 // it; a longer one is gathered in buf, which never holds more than max bytes:
 // bytes past max are dropped if they are whitespace (they can only be
 // trailing whitespace of a line that fits) and fail the line otherwise.
-func (p *reader) readJSONLines() error {
+func (p *reader) readJSONLines(yield func([]byte) bool) error {
 	var buf []byte
 	inLine := false // gathering a line that spans buffer fills
 	vlen := 0       // length of the gathered line, counting dropped bytes
@@ -51,7 +51,7 @@ func (p *reader) readJSONLines() error {
 				if !json.Valid(line) {
 					return io.ErrUnexpectedEOF // the last line was cut short
 				}
-				if !p.emit(line) {
+				if !p.emit(line, yield) {
 					return errStopped
 				}
 			}
@@ -78,7 +78,7 @@ func (p *reader) readJSONLines() error {
 				// The line stays in the buffer until the next read, after
 				// the yield.
 				p.discard(i + 1)
-				if !p.emit(line) {
+				if !p.emit(line, yield) {
 					return errStopped
 				}
 				continue
@@ -108,7 +108,7 @@ func (p *reader) readJSONLines() error {
 		p.discard(i + 1)
 		line := trimRightSpace(buf)
 		p.gap += len(buf) - len(line)
-		if !p.emit(line) {
+		if !p.emit(line, yield) {
 			return errStopped
 		}
 	}

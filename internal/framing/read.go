@@ -143,46 +143,74 @@ type Fields struct {
 // event. f may be nil; its values at the start are the stream's starting
 // ones.
 func ReadFields(r io.Reader, format Format, maxSize, maxGap int, f *Fields) iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		if err := Each(r, format, maxSize, maxGap, f, func(b []byte) bool { return yield(b, nil) }); err != nil {
+			yield(nil, err)
+		}
+	}
+}
+
+// Each is [ReadFields] without an iterator: it gives each payload to each,
+// until each returns false, and returns the error that ReadFields yields
+// last, or nil at EOF and when each stopped. The payload is valid until
+// each returns.
+func Each(r io.Reader, format Format, maxSize, maxGap int, f *Fields, each func([]byte) bool) error {
 	if maxSize <= 0 {
 		maxSize = defaultMaxSize
 	}
 	if maxGap <= 0 {
 		maxGap = defaultMaxGap
 	}
-	if f == nil {
-		f = new(Fields)
+	b := buffers.Get().(*streamBuffers)
+	b.br.Reset(r)
+	p := &reader{br: b.br, data: b.data[:0], max: maxSize, maxGap: maxGap, fields: f}
+	defer func() { b.keep(p.data) }()
+	err := p.run(format, each)
+	if err == errStopped {
+		err = p.overGap // nil unless emit stopped for it
 	}
-	return func(yield func([]byte, error) bool) {
-		br := buffers.Get().(*bufio.Reader)
-		br.Reset(r)
-		defer func() {
-			br.Reset(nil) // keeps nothing of r
-			buffers.Put(br)
-		}()
-		p := &reader{br: br, max: maxSize, maxGap: maxGap, yield: yield, fields: f}
-		err := p.run(format)
-		if err == errStopped {
-			err = p.overGap // nil unless emit stopped for it
-		}
-		if err != nil {
-			yield(nil, &Error{Event: p.n + 1, Err: err})
-		}
+	if err != nil {
+		return &Error{Event: p.n + 1, Err: err}
 	}
+	return nil
 }
 
-// buffers holds the read buffers of streams that ended, so that a short
-// stream costs no buffer of its own. A payload yielded from a buffer is
-// valid until the next step, and so until its stream ends.
-var buffers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, bufSize) }}
+// streamBuffers are the buffers of one stream: the read buffer, and the
+// buffer an SSE event's data lines are joined in.
+type streamBuffers struct {
+	br   *bufio.Reader
+	data []byte
+}
+
+// keepData is the largest data buffer that a stream's buffers keep for the
+// next stream.
+const keepData = 64 << 10
+
+// keep returns the buffers to the pool once their stream ends, with data,
+// the data buffer as the stream grew it, unless it grew large. They keep
+// nothing of the stream's reader.
+func (b *streamBuffers) keep(data []byte) {
+	b.br.Reset(nil)
+	b.data = nil
+	if cap(data) <= keepData {
+		b.data = data[:0]
+	}
+	buffers.Put(b)
+}
+
+// buffers holds the buffers of streams that ended, so that a short stream
+// costs no buffer of its own. A payload yielded from a buffer is valid
+// until the next step, and so until its stream ends.
+var buffers = sync.Pool{New: func() any { return &streamBuffers{br: bufio.NewReaderSize(nil, bufSize)} }}
 
 // reader holds the state shared by the three framings.
 type reader struct {
 	br     *bufio.Reader
-	err    error // sticky error from br, never cleared
+	data   []byte // SSE only: the data buffer (see readSSE), from the pool
+	err    error  // sticky error from br, never cleared
 	max    int
-	n      int // payloads yielded so far
-	yield  func([]byte, error) bool
-	fields *Fields // SSE only
+	n      int     // payloads yielded so far
+	fields *Fields // SSE only; nil when the caller keeps no fields
 
 	// The gap: bytes consumed since the last event that are not part of an
 	// event's text. The framings set text while they consume the text of
@@ -192,10 +220,10 @@ type reader struct {
 	overGap     error // why emit stopped the stream, if it did
 }
 
-// emit yields one payload and reports whether to go on. An event that is
+// emit yields one payload to yield and reports whether to go on. An event that is
 // not a keep-alive ends the gap; it is not yielded after a gap longer than
 // the limit, which ends the stream.
-func (p *reader) emit(b []byte) bool {
+func (p *reader) emit(b []byte, yield func([]byte) bool) bool {
 	if err := p.checkGap(); err != nil {
 		p.overGap = err
 		return false
@@ -205,7 +233,7 @@ func (p *reader) emit(b []byte) bool {
 	if !blank(b) {
 		p.gap = 0
 	}
-	return p.yield(b, nil)
+	return yield(b)
 }
 
 // checkGap returns ErrGap when the gap is longer than its limit.
@@ -276,7 +304,7 @@ func (p *reader) discard(n int) {
 	}
 }
 
-func (p *reader) run(f Format) error {
+func (p *reader) run(f Format, yield func([]byte) bool) error {
 	if b := p.peek(3); bytes.HasPrefix(b, []byte("\xEF\xBB\xBF")) {
 		p.discard(3)
 	}
@@ -291,11 +319,11 @@ func (p *reader) run(f Format) error {
 	case formatNone:
 		return nil
 	case SSE:
-		return p.readSSE(skipLine)
+		return p.readSSE(skipLine, yield)
 	case JSONLines:
-		return p.readJSONLines()
+		return p.readJSONLines(yield)
 	case JSONArray:
-		return p.readJSONArray()
+		return p.readJSONArray(yield)
 	}
 	return fmt.Errorf("unknown format %d", int(f))
 }

@@ -56,10 +56,12 @@ func field(b []byte, name string, state int) (int, int, bool) {
 
 // readSSE implements the event stream interpretation of HTML section 9.2.6,
 // keeping only the data buffer, but for the end of the stream (endSSE).
-func (p *reader) readSSE(skipLine bool) error {
-	var data []byte   // data buffer; len(data) minus its final LF never exceeds max
+func (p *reader) readSSE(skipLine bool, yield func([]byte) bool) error {
+	data := p.data // data buffer; len(data) minus its final LF never exceeds max
+	defer func() { p.data = data }()
 	dataText := false // data holds more than white space: the event is no keep-alive
-	var value []byte  // the value of an id or retry field being read
+	var value []byte  // the value of an id or retry field being read, when p.fields is kept
+	valueLen := 0     // the length of that value
 	id := ""          // the last event ID buffer, which a new stream starts empty
 	state := sseLineStart
 	if skipLine {
@@ -70,7 +72,7 @@ func (p *reader) readSSE(skipLine bool) error {
 	for {
 		b, err := p.buffered()
 		if err == io.EOF {
-			return p.endSSE(data, state == sseData, id)
+			return p.endSSE(data, state == sseData, id, yield)
 		}
 		if err != nil {
 			return err
@@ -98,7 +100,7 @@ func (p *reader) readSSE(skipLine bool) error {
 					if strings.HasPrefix("data: ", string(b)) {
 						return io.ErrUnexpectedEOF // cut at the start of a data line
 					}
-					return p.endSSE(data, false, id)
+					return p.endSSE(data, false, id, yield)
 				}
 			}
 			switch c := b[0]; {
@@ -106,9 +108,11 @@ func (p *reader) readSSE(skipLine bool) error {
 				// Blank line: dispatch.
 				p.discard(1)
 				skipLF = c == '\r'
-				p.fields.LastEventID = id
+				if p.fields != nil {
+					p.fields.LastEventID = id
+				}
 				if len(data) > 0 {
-					if !p.emit(data[:len(data)-1]) {
+					if !p.emit(data[:len(data)-1], yield) {
 						return errStopped
 					}
 					data, dataText = data[:0], false
@@ -131,7 +135,7 @@ func (p *reader) readSSE(skipLine bool) error {
 				p.text = false // an id or retry line, a comment or another field
 				if ok {
 					p.discard(skip)
-					state, value = next, value[:0]
+					state, value, valueLen = next, value[:0], 0
 					break
 				}
 				// Comment (":"), or another field.
@@ -168,10 +172,12 @@ func (p *reader) readSSE(skipLine bool) error {
 			if i >= 0 {
 				v = b[:i]
 			}
-			if len(value)+len(v)-lineAllowance > p.max {
+			if valueLen += len(v); valueLen-lineAllowance > p.max {
 				return p.tooLarge()
 			}
-			value = append(value, v...)
+			if p.fields != nil { // else the value is not kept
+				value = append(value, v...)
+			}
 			if i < 0 {
 				p.discard(len(b))
 				continue
@@ -179,7 +185,7 @@ func (p *reader) readSSE(skipLine bool) error {
 			skipLF = b[i] == '\r'
 			p.discard(i + 1)
 			if state == sseID {
-				if bytes.IndexByte(value, 0) < 0 { // an id with NUL is ignored
+				if p.fields != nil && bytes.IndexByte(value, 0) < 0 { // an id with NUL is ignored
 					id = string(value)
 					p.fields.IDs = true
 				}
@@ -214,7 +220,7 @@ func (p *reader) readSSE(skipLine bool) error {
 // Here, as in the reference client, it is dispatched, with its id, when
 // its data is one whole JSON text; any other data was cut short:
 // io.ErrUnexpectedEOF. Empty data is nothing lost.
-func (p *reader) endSSE(data []byte, inLine bool, id string) error {
+func (p *reader) endSSE(data []byte, inLine bool, id string, yield func([]byte) bool) error {
 	if !inLine && len(data) > 0 {
 		data = data[:len(data)-1] // the LF after the last whole data line
 	}
@@ -224,8 +230,10 @@ func (p *reader) endSSE(data []byte, inLine bool, id string) error {
 	case !json.Valid(data):
 		return io.ErrUnexpectedEOF
 	}
-	p.fields.LastEventID = id
-	if !p.emit(data) {
+	if p.fields != nil {
+		p.fields.LastEventID = id
+	}
+	if !p.emit(data, yield) {
 		return errStopped
 	}
 	return nil
@@ -235,7 +243,7 @@ func (p *reader) endSSE(data []byte, inLine bool, id string) error {
 // when it is ASCII digits only; other values are ignored (WHATWG). A value
 // too large for a time.Duration is the largest one.
 func (p *reader) setRetry(value []byte) {
-	if len(value) == 0 {
+	if p.fields == nil || len(value) == 0 {
 		return
 	}
 	for _, c := range value {

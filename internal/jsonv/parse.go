@@ -196,16 +196,21 @@ func (p *parser) skipSpace() {
 // packed one, when its text is compact and written as Append writes it,
 // small enough, and deep enough; and otherwise nil. loose is p.loose when
 // the container began; depth, its depth; kids, its children.
-func (p *parser) pack(start, loose, depth int, kids func(yield func(*Node) bool)) *Node {
-	if depth < p.packFrom || p.pos-start > packMax || p.loose != loose {
+func (p *parser) pack(start, loose, depth int, kids []*Node) *Node {
+	if !p.packable(start, loose, depth) {
 		return nil
 	}
-	count, deepest := 0, 0
-	for v := range kids {
-		count++
+	deepest := 0
+	for _, v := range kids {
 		deepest = max(deepest, v.Depth())
 	}
-	return newPacked(unsafe.String(&p.data[start], p.pos-start), count, deepest+1)
+	return newPacked(unsafe.String(&p.data[start], p.pos-start), len(kids), deepest+1)
+}
+
+// packable reports whether the container that ends at p.pos, and started
+// at start when p.loose was loose, may be packed at depth.
+func (p *parser) packable(start, loose, depth int) bool {
+	return depth >= p.packFrom && p.pos-start <= packMax && p.loose == loose
 }
 
 // canonical counts in p.loose a string literal, from start to p.pos, whose
@@ -336,24 +341,20 @@ func (p *parser) object(depth int) (*Node, error) {
 // packObject returns the object of the members from base on packed, as
 // pack does, when their names are distinct.
 func (p *parser) packObject(start, loose, depth, base int) *Node {
-	if depth < p.packFrom || p.pos-start > packMax || p.loose != loose {
+	if !p.packable(start, loose, depth) {
 		return nil
 	}
 	ms := p.members[base:]
+	deepest := 0
 	for i := range ms {
 		for j := range i {
 			if ms[j].Key == ms[i].Key {
 				return nil // closeObject reports it
 			}
 		}
+		deepest = max(deepest, ms[i].Value.Depth())
 	}
-	return p.pack(start, loose, depth, func(yield func(*Node) bool) {
-		for _, m := range ms {
-			if !yield(m.Value) {
-				return
-			}
-		}
-	})
+	return newPacked(unsafe.String(&p.data[start], p.pos-start), len(ms), deepest+1)
 }
 
 // closeObject makes the object of the members from base on.
@@ -417,13 +418,7 @@ func (p *parser) array(depth int) (*Node, error) {
 			p.pos++
 			es := p.elems[base:]
 			if long == nil {
-				if n := p.pack(start, loose, depth, func(yield func(*Node) bool) {
-					for _, v := range es {
-						if !yield(v) {
-							return
-						}
-					}
-				}); n != nil {
+				if n := p.pack(start, loose, depth, es); n != nil {
 					clear(es)
 					p.elems = p.elems[:base]
 					return n, nil

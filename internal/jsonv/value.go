@@ -421,6 +421,28 @@ func (n *Node) Get(name string) *Node {
 	return v
 }
 
+// StringMember returns the text of the member called name, as
+// Get(name).Text() does, when n is an object whose member it is a string;
+// and false when it is absent or not a string, or n is not an object.
+// Unlike Get, it makes no node for a member of a packed object.
+func (n *Node) StringMember(name string) (string, bool) {
+	if n.Kind() != Object {
+		return "", false
+	}
+	if !n.isPacked() {
+		_, v := n.object().members.Find(name)
+		if v == nil || v.Kind() != String {
+			return "", false
+		}
+		return v.Text(), true
+	}
+	i, sp := n.findSpan(name)
+	if s := n.packedText(); i >= 0 && s[sp.val] == '"' {
+		return decodeLiteral(s[sp.val:sp.end]), true
+	}
+	return "", false
+}
+
 // find returns the position and value of an object's member called name,
 // or -1.
 func (n *Node) find(name string) (int, *Node) {
