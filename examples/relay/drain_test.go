@@ -152,6 +152,7 @@ func TestDrain(t *testing.T) {
 	}
 	assert.Len(t, agent.Inputs(), 1, "the new run never reached the agent")
 	assert.NotContains(t, stderr.String(), "runs in progress")
+	assert.True(t, strings.HasSuffix(stderr.String(), "relay: stopped\n"), "its last line: %s", stderr.String())
 }
 
 // listed returns the ids of GET /threads at base.

@@ -203,6 +203,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, listening chan<- 
 	shutdown, cancelShutdown := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancelShutdown()
 	_ = srv.Shutdown(shutdown)
+	fmt.Fprintln(stderr, "relay: stopped")
 	return 0
 }
 
