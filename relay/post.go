@@ -97,6 +97,8 @@ func (r *Relay) startFailed(w http.ResponseWriter, req *http.Request, err error)
 		r.fail(w, req, http.StatusBadGateway, ae.msg, ae.err)
 	case errors.As(err, &ie):
 		r.fail(w, req, inputStatus(ie.err), ie.Error(), nil)
+	case errors.Is(err, ErrFull):
+		r.storeFailed(w, req, err)
 	case errors.As(err, &ee):
 		r.fail(w, req, http.StatusGatewayTimeout, "aguistate: "+ee.msg, nil)
 	case errors.Is(err, ErrConflict), errors.Is(err, errRunLost), errors.Is(err, errLeaseLost):

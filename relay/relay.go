@@ -46,6 +46,12 @@ const (
 	// record it: the run may go on. Join the thread again (GET
 	// /threads/{threadId}/events, or [aguistate.Consumer.Follow]) to get it.
 	CodeStreamLost = "AGUISTATE_STREAM_LOST"
+	// CodeStoreFull: the store had no room for the run's events (it
+	// returned an error wrapping [ErrFull], as a [Memory] does past
+	// MaxThreads or MaxBytes when every other thread is leased). The events
+	// it refused are not recorded. A run refused before its first event is
+	// answered 503 instead, and nothing is recorded.
+	CodeStoreFull = "AGUISTATE_STORE_FULL"
 )
 
 // Options configures a [Relay]. A nil *Options means the defaults.
