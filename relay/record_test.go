@@ -113,3 +113,26 @@ func TestRelayAgentOtherThread(t *testing.T) {
 	assert.Contains(t, body, `thread "other"`)
 	assert.Empty(t, logTypes(t, store, "t"), "nothing is recorded")
 }
+
+// TestRelayRecordMemberNames runs an agent whose RUN_STARTED has member
+// names with lone surrogate escapes: the record keeps them as the agent
+// wrote them, as the reference client (JSON.parse, then JSON.stringify)
+// does. The record used to hold U+FFFD for each.
+func TestRelayRecordMemberNames(t *testing.T) {
+	t.Parallel()
+	a := agenttest.New(t, [][]byte{
+		[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r","\ud800":1,"x\udc00y":{"\udfff":2}}`),
+		[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`),
+	})
+	store := relay.NewMemory(nil)
+	_, base := newRelay(t, a, relay.Options{Store: store})
+	status, _ := post(t, base, []byte(`{"threadId":"t","runId":"r","messages":[]}`))
+	require.Equal(t, http.StatusOK, status)
+	var record []byte
+	for e, err := range store.Read(context.Background(), "t", 0) {
+		require.NoError(t, err)
+		record = e.Event
+		break
+	}
+	assert.Equal(t, `{"type":"RUN_STARTED","threadId":"t","runId":"r","\ud800":1,"x\udc00y":{"\udfff":2},"input":{"threadId":"t","runId":"r","messages":[]}}`, string(record))
+}
