@@ -14,6 +14,11 @@ import (
 // postAgent serves POST /agent: it starts a run and streams its events,
 // or serves a reconnect of the thread's last run from the log.
 func (r *Relay) postAgent(w http.ResponseWriter, req *http.Request) {
+	if r.o.Authorize != nil { // before the body: who sends it, if nothing yet of what it asks
+		if _, ok := r.authorize(w, req, ActionRun, ""); !ok {
+			return
+		}
+	}
 	body, taken := r.readInput(w, req)
 	if body == nil {
 		return
