@@ -68,7 +68,9 @@ type Options struct {
 	// scheme, host and port, no path) whose pages may call the relay
 	// across origins (CORS, the Fetch standard): preflights are answered,
 	// responses carry Access-Control-Allow-Origin, and credentials
-	// (cookies) are allowed. "*" allows every origin, without credentials.
+	// (cookies) are allowed. "*" allows every origin, without credentials,
+	// the opaque origin "null" included (as the Fetch standard's CORS check
+	// passes "*"); "null" itself in the list allows nothing.
 	// Each is read with [ParseOrigin], so that https://App.example.com:443
 	// allows the page of https://app.example.com. Default: none, and a
 	// browser refuses a page of another origin.
