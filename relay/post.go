@@ -3,6 +3,7 @@
 package relay
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -49,7 +50,7 @@ func (r *Relay) postAgent(w http.ResponseWriter, req *http.Request) {
 	defer r.release(t)
 	defer r.leave(t)
 	lastID, reconnect := lastEventID(req)
-	if t.isReconnect(in, lastID, reconnect) {
+	if t.isReconnect(req.Context(), in, lastID, reconnect) {
 		j := t.join(lastID)
 		t.mu.Unlock()
 		r.stream(w, req, t, j, nil, true)
@@ -127,8 +128,10 @@ func inputStatus(err error) int {
 // isReconnect reports whether a POST of input in can only be a reconnect
 // of t's last run, to be served from the log (the new-run rule). lastID is
 // its Last-Event-ID header, and reconnect tells whether it has one, even
-// empty. It is a reconnect when the thread has a run, in carries its runId,
-// and either the POST has a Last-Event-ID of the log, or an empty one (the
+// empty. It is a reconnect when the thread has a run, in carries its runId
+// (the agent's, or that of the input that started it: an agent may name
+// its run otherwise, and a client reconnects with the input it sent), and
+// either the POST has a Last-Event-ID of the log, or an empty one (the
 // reconnect that [aguistate.Consumer.RunAgent] sends, with the last id it
 // got; a client's first POST has none), or in carries no resume entries and
 // no message with an id that the thread does not hold. Any other POST is a
@@ -141,8 +144,8 @@ func inputStatus(err error) int {
 // without them, as that server sends), and the reconnect carries the input
 // again. A message without an id, which the record leaves out, does not
 // count. The caller holds t.mu and has synced t.
-func (t *thread) isReconnect(in aguistate.RunAgentInput, lastID string, reconnect bool) bool {
-	if t.pos == 0 || in.RunID != t.c.RunID() {
+func (t *thread) isReconnect(ctx context.Context, in aguistate.RunAgentInput, lastID string, reconnect bool) bool {
+	if t.pos == 0 || in.RunID != t.c.RunID() && !t.startedBy(ctx, in.RunID, reconnect) {
 		return false
 	}
 	if reconnect && (lastID == "" || t.isPosition(lastID)) {
@@ -159,6 +162,36 @@ func (t *thread) isReconnect(in aguistate.RunAgentInput, lastID string, reconnec
 		}
 	}
 	return true
+}
+
+// startedBy reports whether the input that started t's last run had the
+// run id runID: the run this relay runs, else the last RUN_STARTED that
+// the log holds, whose "input" is the record of it (see startEvents). The
+// log is read only for a POST with a Last-Event-ID (reconnect), as
+// Consumer.RunAgent reconnects, from KeepEvents before the last checkpoint
+// known: a run whose RUN_STARTED is trimmed is not found, and the POST is
+// a new run. The caller holds t.mu and has synced t.
+func (t *thread) startedBy(ctx context.Context, runID string, reconnect bool) bool {
+	if ru := t.running; ru != nil {
+		return ru.in.RunID == runID
+	}
+	if !reconnect {
+		return false
+	}
+	last, found := "", false
+	for e, err := range t.store.Read(ctx, t.id, max(0, t.cpPos-int64(t.r.o.KeepEvents)-1)) {
+		if err != nil || e.Pos > t.pos {
+			break
+		}
+		if !bytes.Contains(e.Event, []byte("RUN_STARTED")) && !bytes.Contains(e.Event, []byte(`\u`)) || eventType(e.Event) != "RUN_STARTED" {
+			continue
+		}
+		var ev struct{ Input json.RawMessage }
+		var in aguistate.RunAgentInput
+		found = json.Unmarshal(e.Event, &ev) == nil && ev.Input != nil && in.UnmarshalJSON(ev.Input) == nil
+		last = in.RunID
+	}
+	return found && last == runID
 }
 
 // lastEventID returns req's Last-Event-ID header, and whether it has one

@@ -4,6 +4,7 @@
 package relay_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -207,4 +208,53 @@ func TestRelayResumeGoExample(t *testing.T) {
 	}
 	assert.Equal(t, texts(d), texts(c), "the thread through the relay is the thread direct")
 	assert.Equal(t, d.State().String(), c.State().String())
+}
+
+// TestRelayReconnectAgentRunID runs an agent that names its run otherwise
+// than the input's runId: a client that reconnects with the body it sent
+// and a Last-Event-ID (as Consumer.RunAgent does) reconnects to that run,
+// while it goes on and once it has ended (from the log, on a relay that
+// no longer holds the thread), and the agent is not called again. Such a
+// POST used to be a new run: 409 while the run went on, a second run of
+// the agent after it.
+func TestRelayReconnectAgentRunID(t *testing.T) {
+	t.Parallel()
+	a := agenttest.NewScript(t, agenttest.Echo([][]byte{
+		[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"agents-run"}`),
+		[]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"n":1}}`),
+		[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"agents-run"}`),
+	}))
+	release := a.Hold(1)
+	store := relay.NewMemory(nil)
+	_, base := newRelay(t, a, relay.Options{Store: store})
+	input := []byte(`{"threadId":"t","runId":"clients-run","messages":[]}`)
+	first := openSSE(t, http.MethodPost, base+"/agent", input, "", 1)
+	<-first.first
+
+	again := openSSE(t, http.MethodPost, base+"/agent", input, "1", 2)
+	release()
+	assert.Equal(t, []string{"STATE_SNAPSHOT", "RUN_FINISHED"}, typesOf(t, dataOf(again.wait(t))), "the reconnect while the run goes on")
+	first.wait(t)
+
+	_, otherBase := newRelay(t, a, relay.Options{Store: store}) // holds nothing of the thread
+	status, events := postWith(t, otherBase, input, "1")
+	assert.Equal(t, http.StatusOK, status)
+	assert.Equal(t, []string{"STATE_SNAPSHOT", "RUN_FINISHED"}, typesOf(t, dataOf(events)), "the reconnect after the run, from the log")
+	assert.Len(t, a.Inputs(), 1, "the agent ran once")
+}
+
+// postWith sends a run input to POST /agent with Last-Event-ID lastID, and
+// returns the status and the events.
+func postWith(t testing.TB, base string, input []byte, lastID string) (int, []sseEvent) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, base+"/agent", bytes.NewReader(input))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Last-Event-ID", lastID)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	events, err := readSSE(resp.Body, lastID)
+	require.NoError(t, err)
+	return resp.StatusCode, events
 }
