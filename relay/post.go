@@ -216,9 +216,10 @@ func hasEntries(resume json.RawMessage) bool {
 // the relay could not record never reaches the agent: the events that
 // record it (see startEvents), applied to a new Consumer with the relay's
 // options, must each be within its limits (MaxEventSize, the state's, a
-// message's). The error is an *inputError. The thread's totals
-// (MaxMessages, MaxTotalMessageSize) are checked once the agent answers, as
-// the record is appended. The caller holds t.mu and has synced t.
+// message's); and when they add messages to the thread, applied to a copy
+// of the thread (restored from its checkpoint, in O(n) of what it holds),
+// within its totals too (MaxMessages, MaxTotalMessageSize). The error is an
+// *inputError. The caller holds t.mu and has synced t.
 func (r *Relay) checkRecord(t *thread, in aguistate.RunAgentInput, state json.RawMessage) error {
 	events, _, err := startEvents(t.c, in, state, nil)
 	if err != nil {
@@ -230,5 +231,30 @@ func (r *Relay) checkRecord(t *thread, in aguistate.RunAgentInput, state json.Ra
 			return &inputError{err: err, event: i}
 		}
 	}
+	if !addsMessages(t.c, in) {
+		return nil
+	}
+	thread, err := aguistate.Restore(t.c.Checkpoint(), r.o.Consumer)
+	if err != nil { // not what the relay wrote: the record's append says what is wrong
+		return nil
+	}
+	for i, ev := range events {
+		if err := thread.Apply(ev); err != nil {
+			return &inputError{err: err, event: i}
+		}
+	}
 	return nil
+}
+
+// addsMessages reports whether the record of a run with input in adds a
+// message to the thread that c holds: one with an id that c does not hold.
+func addsMessages(c *aguistate.Consumer, in aguistate.RunAgentInput) bool {
+	for _, m := range in.Messages {
+		if id := m.ID(); id != "" {
+			if _, held := c.Message(id); !held {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -258,3 +258,40 @@ func postWith(t testing.TB, base string, input []byte, lastID string) (int, []ss
 	require.NoError(t, err)
 	return resp.StatusCode, events
 }
+
+// TestRelayInputTotals runs a thread up to the Consumer's totals, then
+// POSTs a run whose input would take it past them: the relay answers 413
+// naming the limit, before the agent is called. It used to call the agent,
+// and then could not record the run.
+func TestRelayInputTotals(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, reason string
+		opts         aguistate.Options
+		limit        string
+	}{
+		{"messages", "the thread holds MaxMessages", aguistate.Options{MaxMessages: 2}, "MaxMessages"},
+		{"size", "the thread's messages near MaxTotalMessageSize", aguistate.Options{MaxTotalMessageSize: 300}, "MaxTotalMessageSize"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a := agenttest.NewScript(t, agenttest.Echo([][]byte{
+				[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`),
+				[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`),
+			}))
+			opts := tt.opts
+			_, base := newRelay(t, a, relay.Options{Consumer: &opts})
+			text := strings.Repeat("x", 100)
+			status, _ := post(t, base, []byte(`{"threadId":"t","runId":"r1","messages":[`+
+				`{"id":"u1","role":"user","content":"`+text+`"},{"id":"u2","role":"user","content":"`+text+`"}]}`))
+			require.Equal(t, http.StatusOK, status, "within the totals")
+			status, _, body := send(t, http.MethodPost, base+"/agent", "", []byte(`{"threadId":"t","runId":"r2","messages":[`+
+				`{"id":"u1","role":"user","content":"`+text+`"},{"id":"u2","role":"user","content":"`+text+`"},`+
+				`{"id":"u3","role":"user","content":"`+text+`"}]}`))
+			assert.Equal(t, http.StatusRequestEntityTooLarge, status, "%s: %s", tt.reason, body)
+			assert.Contains(t, body, tt.limit)
+			assert.Len(t, a.Inputs(), 1, "the agent is not called")
+		})
+	}
+}
