@@ -123,7 +123,10 @@ type RunResult struct {
 // lists the messages that arrived. The thread holds every whole event that
 // arrived before the failure. The error is:
 //   - a *[RunError] when the agent ended the run with RUN_ERROR;
-//   - an *[EventError] for a fatal event (see [Consumer.Apply]);
+//   - an *[EventError] for a fatal event (see [Consumer.Apply]), such as a
+//     RUN_STARTED naming another thread than the one the Consumer holds
+//     (the Consumer stays on its thread; one that holds none, whose id
+//     RunAgent made up, takes the agent's);
 //   - an *[HTTPError] for a status other than 2xx, or a Content-Type that
 //     is not an event stream (text/event-stream, application/json, JSON
 //     Lines' application/jsonl or application/x-ndjson, or none); the
@@ -214,6 +217,9 @@ func (c *Consumer) startNext(opts *RunOptions) ([]byte, messageList, error) {
 	body, err := in.MarshalJSON()
 	if err != nil {
 		return nil, messageList{}, err
+	}
+	if old.threadID == "" && (opts == nil || opts.ThreadID == "") {
+		in.ThreadID = "" // an id nobody chose: the agent's RUN_STARTED names the thread
 	}
 	if err := c.startLocked(old, in); err != nil {
 		return nil, messageList{}, err

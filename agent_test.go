@@ -1063,3 +1063,52 @@ func TestRunAgentOneAtATime(t *testing.T) {
 	_, err = c.RunAgent(context.Background(), agent, nil)
 	require.NoError(t, err, "a refused call releases the Consumer")
 }
+
+// TestRunAgentThreadMoved runs against an agent whose RUN_STARTED names
+// another thread than the one the client runs: the run fails with an error
+// naming the event, and the Consumer stays on its thread, which its next
+// input carries. An agent used to move the client to its thread. A
+// Consumer that has no thread yet (its id one RunAgent made up) takes the
+// thread the agent names.
+func TestRunAgentThreadMoved(t *testing.T) {
+	t.Parallel()
+	agent, _ := scriptedAgent(t, func(body map[string]json.RawMessage, r *http.Request) []string {
+		return []string{`{"type":"RUN_STARTED","threadId":"theirs","runId":"r"}`, `{"type":"RUN_FINISHED","threadId":"theirs","runId":"r"}`}
+	})
+	tests := []struct {
+		name, reason string
+		start        func(c *Consumer) *RunOptions
+		want         string // the thread after the run
+		moved        bool   // the run is refused
+	}{
+		{name: "chosen", reason: "the caller names the thread", want: "mine", moved: true,
+			start: func(c *Consumer) *RunOptions { return &RunOptions{ThreadID: "mine"} }},
+		{name: "held", reason: "an earlier run named the thread", want: "mine", moved: true,
+			start: func(c *Consumer) *RunOptions {
+				require.NoError(t, c.Apply([]byte(`{"type":"RUN_STARTED","threadId":"mine","runId":"r0"}`)))
+				require.NoError(t, c.Apply([]byte(`{"type":"RUN_FINISHED","threadId":"mine","runId":"r0"}`)))
+				return nil
+			}},
+		{name: "none", reason: "a Consumer without a thread takes the agent's", want: "theirs",
+			start: func(c *Consumer) *RunOptions { return nil }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := New(nil)
+			opts := tt.start(c)
+			_, err := c.RunAgent(context.Background(), agent, opts)
+			assert.Equal(t, tt.want, c.ThreadID(), tt.reason)
+			assert.Equal(t, tt.want, c.NextInput(nil).ThreadID, tt.reason)
+			if !tt.moved {
+				require.NoError(t, err, tt.reason)
+				return
+			}
+			var ee *EventError
+			require.ErrorAs(t, err, &ee, tt.reason)
+			assert.ErrorIs(t, err, ErrMalformedEvent)
+			assert.Equal(t, "RUN_STARTED", ee.Type)
+			assert.Contains(t, err.Error(), `thread "theirs"`)
+		})
+	}
+}

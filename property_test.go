@@ -253,10 +253,15 @@ func checkReadBack(t testing.TB, c *Consumer, opts *Options, where string) {
 		t.Helper()
 		r := restore()
 		if v := r.cur.Load(); v.run == runFinished || v.run == runFailed {
-			if err := r.Apply([]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"read-back"}`)); err != nil {
+			thread := v.threadID // a Consumer holds one thread
+			if thread == "" {
+				thread = "t"
+			}
+			start := append(jsonv.AppendString([]byte(`{"type":"RUN_STARTED","threadId":`), thread), `,"runId":"read-back"}`...)
+			if err := r.Apply(start); err != nil {
 				t.Fatalf("%s: %v", where, err)
 			}
-			held.run, held.threadID, held.runID, held.ends, held.thinking, held.calls = runActive, "t", "read-back", nil, thinkingIDs{}, keyedSet[runCall]{}
+			held.run, held.threadID, held.runID, held.ends, held.thinking, held.calls = runActive, thread, "read-back", nil, thinkingIDs{}, keyedSet[runCall]{}
 		}
 		if err := r.Apply([]byte(ev)); err != nil {
 			t.Fatalf("%s: %s: %v", where, what, err)

@@ -54,6 +54,12 @@ func (t *txn) checkLifecycle(typ string) error {
 // does. A RUN_STARTED while a run is active ends that run and starts this
 // one. Every construct closes. A protocolVersion of a newer major version
 // than this package's, or outside the grammar MAJOR.MINOR, is noted.
+//
+// A Consumer holds one thread, whose next run's input carries its state
+// and messages back (spec, Cross-run behaviour): a RUN_STARTED naming
+// another thread than the one the Consumer holds (that of an earlier run,
+// or of the input StartRun or RunAgent sent), or than its own input's, is
+// fatal, so that no producer moves the thread elsewhere.
 func (t *txn) runStarted(ev *jsonv.Node) error {
 	f := eventFields(ev)
 	thread, run := f.str("threadId"), f.str("runId")
@@ -63,15 +69,21 @@ func (t *txn) runStarted(ev *jsonv.Node) error {
 	if f.err != nil {
 		return f.err
 	}
+	var in RunAgentInput
+	if input != nil {
+		var err error
+		if in, err = readRunInput(input); err != nil {
+			return err
+		}
+	}
+	if err := t.checkThread(thread, in.ThreadID); err != nil {
+		return err
+	}
 	if declared && !speaks(version) {
 		t.note("the producer declares protocol version %s; this package speaks %s, and reads what it knows of a newer major version",
 			jsonv.Quote(version), ProtocolVersion)
 	}
 	if input != nil {
-		in, err := readRunInput(input)
-		if err != nil {
-			return err
-		}
 		t.runInput(in)
 	}
 	t.scope().threadID, t.scope().runID, t.scope().run = thread, run, runActive
@@ -79,6 +91,21 @@ func (t *txn) runStarted(ev *jsonv.Node) error {
 	t.closeConstructs()
 	t.clearScopes()
 	t.scope().ends = nil
+	return nil
+}
+
+// checkThread fails with ErrMalformedEvent when a RUN_STARTED of thread
+// (whose input names the thread input, "" when it names none) would move
+// the Consumer to another thread than the one it holds, if it holds one.
+func (t *txn) checkThread(thread, input string) error {
+	if input != "" && input != thread {
+		return fmt.Errorf("%w: it starts a run of thread %s, but its input is of thread %s",
+			ErrMalformedEvent, jsonv.Quote(thread), jsonv.Quote(input))
+	}
+	if held := t.next.threadID; held != "" && thread != held {
+		return fmt.Errorf("%w: it starts a run of thread %s, but the Consumer holds thread %s (a Consumer holds one thread)",
+			ErrMalformedEvent, jsonv.Quote(thread), jsonv.Quote(held))
+	}
 	return nil
 }
 

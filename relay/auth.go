@@ -14,7 +14,8 @@ type Action string
 // The actions of a relay's routes.
 const (
 	// ActionRun: POST /agent, a run of the thread (or a reconnect to its
-	// last run, which the relay tells apart only after the hook).
+	// last run, which the relay tells apart only after the hook); asked
+	// first with the thread "", before the body is read (see [Authorize]).
 	ActionRun Action = "run"
 	// ActionRead: GET /threads/{threadId}, the thread's state and messages.
 	ActionRead Action = "read"
@@ -32,8 +33,14 @@ const (
 // Authorize decides whether req may do action on thread, and in whose name.
 // A [Relay] calls it (as [Options].Authorize) on every route but GET
 // /healthz before it reads or runs anything, with the thread id of the
-// path, or of the run input for POST /agent (whose body is read first,
-// within MaxInput). It may be called concurrently.
+// path. POST /agent asks it twice: with [ActionRun] and the thread "",
+// before the body is read, so that a request that it refuses (one that
+// does not authenticate) gets its answer without the relay reading or
+// holding a byte of its body; then with ActionRun and the run input's
+// thread, once the body is read (within MaxInput), whose Grant the run
+// uses. A hook that decides by the thread should grant the first call to
+// any request it may grant some thread (its Grant is not used). It may be
+// called concurrently.
 //
 // It returns the [Grant] of the request, or an error that refuses it: one
 // wrapping [ErrUnauthenticated] gets 401 (with WWW-Authenticate: Bearer,

@@ -4,14 +4,17 @@
 package relay_test
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aguistate/aguistate/relay"
 	"github.com/stretchr/testify/assert"
@@ -109,7 +112,11 @@ func TestRelayAuthorize(t *testing.T) {
 		}{{"", http.StatusUnauthorized}, {"Bearer bad", http.StatusForbidden}, {"Bearer down", http.StatusServiceUnavailable}} {
 			status, header, body := send(t, rt.method, base+rt.path, tc.auth, rt.body, rt.header...)
 			assert.Equal(t, tc.status, status, "%s with %q: %s", rt.name, tc.auth, body)
-			assert.Equal(t, []asked{{rt.action, "t1"}}, h.take(), "%s with %q: the hook is asked", rt.name, tc.auth)
+			want := []asked{{rt.action, "t1"}}
+			if rt.path == "/agent" {
+				want = []asked{{rt.action, ""}} // refused before the body is read
+			}
+			assert.Equal(t, want, h.take(), "%s with %q: the hook is asked", rt.name, tc.auth)
 			assert.NotContains(t, body, "bob", "the hook's error goes to the log, not to the client")
 			assert.NotContains(t, body, "10.0.0.7")
 			assert.Contains(t, body, "(request "+header.Get("X-Request-Id")+")")
@@ -122,7 +129,7 @@ func TestRelayAuthorize(t *testing.T) {
 
 	status, _, body := send(t, http.MethodPost, base+"/agent", "Bearer good", input)
 	require.Equal(t, http.StatusOK, status, body)
-	assert.Equal(t, []asked{{relay.ActionRun, "t1"}}, h.take())
+	assert.Equal(t, []asked{{relay.ActionRun, ""}, {relay.ActionRun, "t1"}}, h.take(), "before the body, then with its thread")
 	require.Len(t, a.Inputs(), 1)
 	assert.Equal(t, "ada", a.Header(0).Get("X-User"), "the end user's identity reaches the agent")
 	status, _, body = send(t, http.MethodGet, base+"/threads/t1", "Bearer good", nil)
@@ -144,4 +151,27 @@ func TestRelayWithoutHook(t *testing.T) {
 	assert.Equal(t, http.StatusOK, status)
 	status, _, _ = send(t, http.MethodGet, base+"/threads/t1", "", nil)
 	assert.Equal(t, http.StatusOK, status)
+}
+
+// TestRelayAuthorizeBeforeBody sends POST /agent without a token, with the
+// header of a 32 MiB body and no byte of it: the relay refuses it at once
+// (401), without waiting for the body or taking its size from
+// MaxInputBytes. It used to read the body first, and answered 408 once
+// InputTimeout had passed.
+func TestRelayAuthorizeBeforeBody(t *testing.T) {
+	t.Parallel()
+	a := newAgent(t, nil)
+	h := &recorder{}
+	_, base := newRelay(t, a, relay.Options{Authorize: h.authorize, InputTimeout: 5 * time.Second})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = fmt.Fprintf(conn, "POST /agent HTTP/1.1\r\nHost: relay\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", 32<<20)
+	require.NoError(t, err)
+	_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	assert.Equal(t, []asked{{relay.ActionRun, ""}}, h.take())
 }

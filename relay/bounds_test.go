@@ -6,6 +6,7 @@ package relay_test
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/aguistate/aguistate"
+	"github.com/aguistate/aguistate/internal/agenttest"
 	"github.com/aguistate/aguistate/relay"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -39,12 +41,14 @@ func TestRelayInputBudget(t *testing.T) {
 	answer := make(chan struct{})
 	got := make(chan struct{}, 4)
 	agent := serveFunc(t, func(w http.ResponseWriter, req *http.Request) {
+		var in struct{ ThreadID string }
+		_ = json.NewDecoder(req.Body).Decode(&in)
 		_, _ = io.Copy(io.Discard, req.Body)
 		got <- struct{}{}
 		<-answer
 		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"x\",\"runId\":\"r\"}\n\n"+
-			"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"x\",\"runId\":\"r\"}\n\n")
+		fmt.Fprintf(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":%q,\"runId\":\"r\"}\n\n"+
+			"data: {\"type\":\"RUN_FINISHED\",\"threadId\":%q,\"runId\":\"r\"}\n\n", in.ThreadID, in.ThreadID)
 	})
 	r := relay.New(&aguistate.Agent{URL: agent}, &relay.Options{MaxInput: 1 << 20, MaxInputBytes: 1 << 20,
 		Consumer: &aguistate.Options{MaxEventSize: 4 << 20}})
@@ -105,10 +109,10 @@ func TestRelayInputTimeout(t *testing.T) {
 // relay 503, each with Retry-After; a stream that ends frees its place.
 func TestRelayViewerCaps(t *testing.T) {
 	t.Parallel()
-	a := newAgent(t, [][]byte{
+	a := agenttest.NewScript(t, agenttest.Echo([][]byte{
 		[]byte(`{"type":"RUN_STARTED","threadId":"x","runId":"r"}`),
 		[]byte(`{"type":"RUN_FINISHED","threadId":"x","runId":"r"}`),
-	})
+	}))
 	release := a.Hold(1)
 	_, base := newRelay(t, a, relay.Options{MaxViewers: 3, MaxThreadViewers: 2})
 	t1 := openSSE(t, http.MethodPost, base+"/agent", []byte(`{"threadId":"t1","runId":"r","messages":[]}`), "", 1)

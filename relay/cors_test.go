@@ -64,6 +64,19 @@ func TestRelayCORS(t *testing.T) {
 	assert.Equal(t, http.StatusNoContent, status)
 	assert.Equal(t, "*", h.Get("Access-Control-Allow-Origin"))
 	assert.Empty(t, h.Get("Access-Control-Allow-Credentials"), `"*" allows no credentials`)
+	// The Fetch standard's CORS check passes "*" for a request without
+	// credentials whatever its origin, an opaque one (Origin: null: a
+	// sandboxed frame, a file) included: "*" serves it as any other origin,
+	// since any page could call without credentials from an origin of its
+	// own. Only "null" named in AllowOrigins is refused, as it names every
+	// opaque origin at once and would get credentials.
+	status, h = preflight(open, "null", "POST", "content-type")
+	assert.Equal(t, http.StatusNoContent, status)
+	assert.Equal(t, "*", h.Get("Access-Control-Allow-Origin"), "an opaque origin, under the wildcard")
+	assert.Empty(t, h.Get("Access-Control-Allow-Credentials"))
+	_, h, _ = send(t, http.MethodGet, open+"/threads/t", "", nil, "Origin", "null")
+	assert.Equal(t, "*", h.Get("Access-Control-Allow-Origin"))
+	assert.Empty(t, h.Get("Access-Control-Allow-Credentials"))
 
 	_, plain := newRelay(t, a, relay.Options{})
 	_, h, _ = send(t, http.MethodGet, plain+"/threads/t", "", nil, "Origin", "http://app.example")

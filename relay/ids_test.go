@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/aguistate/aguistate"
+	"github.com/aguistate/aguistate/internal/agenttest"
 	"github.com/aguistate/aguistate/relay"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -52,10 +53,10 @@ func TestRelayThreadIDs(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			a := newAgent(t, [][]byte{
+			a := agenttest.NewScript(t, agenttest.Echo([][]byte{
 				[]byte(`{"type":"RUN_STARTED","threadId":"x","runId":"r"}`),
 				[]byte(`{"type":"RUN_FINISHED","threadId":"x","runId":"r"}`),
-			})
+			}))
 			_, base := newRelay(t, a, relay.Options{})
 			resp, err := http.Post(base+"/agent", "application/json", bytes.NewReader(runInput(t, tc.id)))
 			require.NoError(t, err)

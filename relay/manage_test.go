@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aguistate/aguistate/internal/agenttest"
 	"github.com/aguistate/aguistate/relay"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -156,7 +157,7 @@ func TestRelayDeleteThread(t *testing.T) {
 	ctx := context.Background()
 	started := []byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`)
 	finished := []byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`)
-	a := newAgent(t, [][]byte{started, []byte(`{"type":"STATE_SNAPSHOT","snapshot":{}}`), finished})
+	a := agenttest.NewScript(t, agenttest.Echo([][]byte{started, []byte(`{"type":"STATE_SNAPSHOT","snapshot":{}}`), finished}))
 	release := a.Hold(1)
 	defer release()
 	store := relay.NewMemory(nil)

@@ -3,6 +3,7 @@
 package relay
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,11 @@ import (
 // postAgent serves POST /agent: it starts a run and streams its events,
 // or serves a reconnect of the thread's last run from the log.
 func (r *Relay) postAgent(w http.ResponseWriter, req *http.Request) {
+	if r.o.Authorize != nil { // before the body: who sends it, if nothing yet of what it asks
+		if _, ok := r.authorize(w, req, ActionRun, ""); !ok {
+			return
+		}
+	}
 	body, taken := r.readInput(w, req)
 	if body == nil {
 		return
@@ -49,7 +55,7 @@ func (r *Relay) postAgent(w http.ResponseWriter, req *http.Request) {
 	var status int
 	var err error
 	for deadline := time.Now().Add(endWait); ; {
-		if t.isReconnect(in, lastID, reconnect) {
+		if t.isReconnect(req.Context(), in, lastID, reconnect) {
 			j := t.join(lastID)
 			t.mu.Unlock()
 			r.stream(w, req, t, j, nil, true)
@@ -106,6 +112,8 @@ func (r *Relay) startFailed(w http.ResponseWriter, req *http.Request, err error)
 		r.fail(w, req, http.StatusBadGateway, ae.msg, ae.err)
 	case errors.As(err, &ie):
 		r.fail(w, req, inputStatus(ie.err), ie.Error(), nil)
+	case errors.Is(err, ErrFull):
+		r.storeFailed(w, req, err)
 	case errors.As(err, &ee):
 		r.fail(w, req, http.StatusGatewayTimeout, "aguistate: "+ee.msg, nil)
 	case errors.Is(err, ErrConflict), errors.Is(err, errRunLost), errors.Is(err, errLeaseLost):
@@ -129,8 +137,10 @@ func inputStatus(err error) int {
 // isReconnect reports whether a POST of input in can only be a reconnect
 // of t's last run, to be served from the log (the new-run rule). lastID is
 // its Last-Event-ID header, and reconnect tells whether it has one, even
-// empty. It is a reconnect when the thread has a run, in carries its runId,
-// and either the POST has a Last-Event-ID of the log, or an empty one (the
+// empty. It is a reconnect when the thread has a run, in carries its runId
+// (the agent's, or that of the input that started it: an agent may name
+// its run otherwise, and a client reconnects with the input it sent), and
+// either the POST has a Last-Event-ID of the log, or an empty one (the
 // reconnect that [aguistate.Consumer.RunAgent] sends, with the last id it
 // got; a client's first POST has none), or in carries no resume entries and
 // no message with an id that the thread does not hold. Any other POST is a
@@ -143,8 +153,8 @@ func inputStatus(err error) int {
 // without them, as that server sends), and the reconnect carries the input
 // again. A message without an id, which the record leaves out, does not
 // count. The caller holds t.mu and has synced t.
-func (t *thread) isReconnect(in aguistate.RunAgentInput, lastID string, reconnect bool) bool {
-	if t.pos == 0 || in.RunID != t.c.RunID() {
+func (t *thread) isReconnect(ctx context.Context, in aguistate.RunAgentInput, lastID string, reconnect bool) bool {
+	if t.pos == 0 || in.RunID != t.c.RunID() && !t.startedBy(ctx, in.RunID, reconnect) {
 		return false
 	}
 	if reconnect && (lastID == "" || t.isPosition(lastID)) {
@@ -161,6 +171,36 @@ func (t *thread) isReconnect(in aguistate.RunAgentInput, lastID string, reconnec
 		}
 	}
 	return true
+}
+
+// startedBy reports whether the input that started t's last run had the
+// run id runID: the run this relay runs, else the last RUN_STARTED that
+// the log holds, whose "input" is the record of it (see startEvents). The
+// log is read only for a POST with a Last-Event-ID (reconnect), as
+// Consumer.RunAgent reconnects, from KeepEvents before the last checkpoint
+// known: a run whose RUN_STARTED is trimmed is not found, and the POST is
+// a new run. The caller holds t.mu and has synced t.
+func (t *thread) startedBy(ctx context.Context, runID string, reconnect bool) bool {
+	if ru := t.running; ru != nil {
+		return ru.in.RunID == runID
+	}
+	if !reconnect {
+		return false
+	}
+	last, found := "", false
+	for e, err := range t.store.Read(ctx, t.id, max(0, t.cpPos-int64(t.r.o.KeepEvents)-1)) {
+		if err != nil || e.Pos > t.pos {
+			break
+		}
+		if !bytes.Contains(e.Event, []byte("RUN_STARTED")) && !bytes.Contains(e.Event, []byte(`\u`)) || eventType(e.Event) != "RUN_STARTED" {
+			continue
+		}
+		var ev struct{ Input json.RawMessage }
+		var in aguistate.RunAgentInput
+		found = json.Unmarshal(e.Event, &ev) == nil && ev.Input != nil && in.UnmarshalJSON(ev.Input) == nil
+		last = in.RunID
+	}
+	return found && last == runID
 }
 
 // lastEventID returns req's Last-Event-ID header, and whether it has one
@@ -185,9 +225,10 @@ func hasEntries(resume json.RawMessage) bool {
 // the relay could not record never reaches the agent: the events that
 // record it (see startEvents), applied to a new Consumer with the relay's
 // options, must each be within its limits (MaxEventSize, the state's, a
-// message's). The error is an *inputError. The thread's totals
-// (MaxMessages, MaxTotalMessageSize) are checked once the agent answers, as
-// the record is appended. The caller holds t.mu and has synced t.
+// message's); and when they add messages to the thread, applied to a copy
+// of the thread (restored from its checkpoint, in O(n) of what it holds),
+// within its totals too (MaxMessages, MaxTotalMessageSize). The error is an
+// *inputError. The caller holds t.mu and has synced t.
 func (r *Relay) checkRecord(t *thread, in aguistate.RunAgentInput, state json.RawMessage) error {
 	events, _, err := startEvents(t.c, in, state, nil)
 	if err != nil {
@@ -199,7 +240,32 @@ func (r *Relay) checkRecord(t *thread, in aguistate.RunAgentInput, state json.Ra
 			return &inputError{err: err, event: i}
 		}
 	}
+	if !addsMessages(t.c, in) {
+		return nil
+	}
+	thread, err := aguistate.Restore(t.c.Checkpoint(), r.o.Consumer)
+	if err != nil { // not what the relay wrote: the record's append says what is wrong
+		return nil
+	}
+	for i, ev := range events {
+		if err := thread.Apply(ev); err != nil {
+			return &inputError{err: err, event: i}
+		}
+	}
 	return nil
+}
+
+// addsMessages reports whether the record of a run with input in adds a
+// message to the thread that c holds: one with an id that c does not hold.
+func addsMessages(c *aguistate.Consumer, in aguistate.RunAgentInput) bool {
+	for _, m := range in.Messages {
+		if id := m.ID(); id != "" {
+			if _, held := c.Message(id); !held {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // endWait is how long a POST whose thread is still held by a run whose
@@ -209,9 +275,9 @@ const endWait = 2 * time.Second
 // waitRunEnd waits a while, until deadline at most, for the thread to be
 // let go when its log holds no run in progress but a run still holds it:
 // the end of the run is recorded, and its relay (this one or another) has
-// yet to release the lease, or failed to, and the lease is to expire. A client that reads a run's end and starts its
-// next run at once (a client-side tool's result, say) would otherwise be
-// refused with 409. It reports whether it waited, with t synced again; it
+// yet to release the lease, or failed to and the lease is to expire. A
+// client that reads a run's end and starts its next run at once (a
+// client-side tool's result, say) would otherwise be refused with 409. It reports whether it waited, with t synced again; it
 // does not wait for a run that has not recorded its end. The caller holds
 // t.mu, which it lets go while it waits.
 func (r *Relay) waitRunEnd(ctx context.Context, t *thread, deadline time.Time) bool {

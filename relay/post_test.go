@@ -4,6 +4,7 @@
 package relay_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -207,4 +208,90 @@ func TestRelayResumeGoExample(t *testing.T) {
 	}
 	assert.Equal(t, texts(d), texts(c), "the thread through the relay is the thread direct")
 	assert.Equal(t, d.State().String(), c.State().String())
+}
+
+// TestRelayReconnectAgentRunID runs an agent that names its run otherwise
+// than the input's runId: a client that reconnects with the body it sent
+// and a Last-Event-ID (as Consumer.RunAgent does) reconnects to that run,
+// while it goes on and once it has ended (from the log, on a relay that
+// no longer holds the thread), and the agent is not called again. Such a
+// POST used to be a new run: 409 while the run went on, a second run of
+// the agent after it.
+func TestRelayReconnectAgentRunID(t *testing.T) {
+	t.Parallel()
+	a := agenttest.NewScript(t, agenttest.Echo([][]byte{
+		[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"agents-run"}`),
+		[]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"n":1}}`),
+		[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"agents-run"}`),
+	}))
+	release := a.Hold(1)
+	store := relay.NewMemory(nil)
+	_, base := newRelay(t, a, relay.Options{Store: store})
+	input := []byte(`{"threadId":"t","runId":"clients-run","messages":[]}`)
+	first := openSSE(t, http.MethodPost, base+"/agent", input, "", 1)
+	<-first.first
+
+	again := openSSE(t, http.MethodPost, base+"/agent", input, "1", 2)
+	release()
+	assert.Equal(t, []string{"STATE_SNAPSHOT", "RUN_FINISHED"}, typesOf(t, dataOf(again.wait(t))), "the reconnect while the run goes on")
+	first.wait(t)
+
+	_, otherBase := newRelay(t, a, relay.Options{Store: store}) // holds nothing of the thread
+	status, events := postWith(t, otherBase, input, "1")
+	assert.Equal(t, http.StatusOK, status)
+	assert.Equal(t, []string{"STATE_SNAPSHOT", "RUN_FINISHED"}, typesOf(t, dataOf(events)), "the reconnect after the run, from the log")
+	assert.Len(t, a.Inputs(), 1, "the agent ran once")
+}
+
+// postWith sends a run input to POST /agent with Last-Event-ID lastID, and
+// returns the status and the events.
+func postWith(t testing.TB, base string, input []byte, lastID string) (int, []sseEvent) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, base+"/agent", bytes.NewReader(input))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Last-Event-ID", lastID)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	events, err := readSSE(resp.Body, lastID)
+	require.NoError(t, err)
+	return resp.StatusCode, events
+}
+
+// TestRelayInputTotals runs a thread up to the Consumer's totals, then
+// POSTs a run whose input would take it past them: the relay answers 413
+// naming the limit, before the agent is called. It used to call the agent,
+// and then could not record the run.
+func TestRelayInputTotals(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, reason string
+		opts         aguistate.Options
+		limit        string
+	}{
+		{"messages", "the thread holds MaxMessages", aguistate.Options{MaxMessages: 2}, "MaxMessages"},
+		{"size", "the thread's messages near MaxTotalMessageSize", aguistate.Options{MaxTotalMessageSize: 300}, "MaxTotalMessageSize"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a := agenttest.NewScript(t, agenttest.Echo([][]byte{
+				[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`),
+				[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`),
+			}))
+			opts := tt.opts
+			_, base := newRelay(t, a, relay.Options{Consumer: &opts})
+			text := strings.Repeat("x", 100)
+			status, _ := post(t, base, []byte(`{"threadId":"t","runId":"r1","messages":[`+
+				`{"id":"u1","role":"user","content":"`+text+`"},{"id":"u2","role":"user","content":"`+text+`"}]}`))
+			require.Equal(t, http.StatusOK, status, "within the totals")
+			status, _, body := send(t, http.MethodPost, base+"/agent", "", []byte(`{"threadId":"t","runId":"r2","messages":[`+
+				`{"id":"u1","role":"user","content":"`+text+`"},{"id":"u2","role":"user","content":"`+text+`"},`+
+				`{"id":"u3","role":"user","content":"`+text+`"}]}`))
+			assert.Equal(t, http.StatusRequestEntityTooLarge, status, "%s: %s", tt.reason, body)
+			assert.Contains(t, body, tt.limit)
+			assert.Len(t, a.Inputs(), 1, "the agent is not called")
+		})
+	}
 }

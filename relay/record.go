@@ -77,7 +77,9 @@ func startEvents(c *aguistate.Consumer, in aguistate.RunAgentInput, state json.R
 
 // withMember returns the JSON object text obj with the member name set to
 // value: in its place when obj has it, else last. Other members keep their
-// order and text.
+// order and text, names included: a name with a lone surrogate escape
+// ("\ud800") stays that escape, as JSON.parse and JSON.stringify keep it,
+// where encoding/json would write U+FFFD.
 func withMember(obj []byte, name string, value json.RawMessage) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(obj))
 	dec.UseNumber()
@@ -87,10 +89,13 @@ func withMember(obj []byte, name string, value json.RawMessage) ([]byte, error) 
 	out := []byte{'{'}
 	set := false
 	for dec.More() {
+		from := dec.InputOffset() // white space and a comma, then the name
 		tok, err := dec.Token()
 		if err != nil {
 			return nil, err
 		}
+		raw := obj[from:dec.InputOffset()]
+		raw = raw[bytes.IndexByte(raw, '"'):] // the name's text, as obj writes it
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
 			return nil, err
@@ -105,7 +110,7 @@ func withMember(obj []byte, name string, value json.RawMessage) ([]byte, error) 
 		if len(out) > 1 {
 			out = append(out, ',')
 		}
-		out = append(append(quote(out, key), ':'), v...)
+		out = append(append(append(out, raw...), ':'), v...)
 	}
 	if !set {
 		if len(out) > 1 {

@@ -94,3 +94,45 @@ func TestRelayRecordState(t *testing.T) {
 		})
 	}
 }
+
+// TestRelayAgentOtherThread runs an agent whose RUN_STARTED names another
+// thread than the run input's: the relay does not record the run under the
+// input's thread as the agent's (which moved its clients to the agent's
+// thread), and answers 502 naming the event; nothing is recorded.
+func TestRelayAgentOtherThread(t *testing.T) {
+	t.Parallel()
+	a := newAgent(t, [][]byte{
+		[]byte(`{"type":"RUN_STARTED","threadId":"other","runId":"r1"}`),
+		[]byte(`{"type":"RUN_FINISHED","threadId":"other","runId":"r1"}`),
+	})
+	store := relay.NewMemory(nil)
+	_, base := newRelay(t, a, relay.Options{Store: store})
+	status, _, body := send(t, http.MethodPost, base+"/agent", "", []byte(`{"threadId":"t","runId":"r1","messages":[]}`))
+	assert.Equal(t, http.StatusBadGateway, status)
+	assert.Contains(t, body, `RUN_STARTED`)
+	assert.Contains(t, body, `thread "other"`)
+	assert.Empty(t, logTypes(t, store, "t"), "nothing is recorded")
+}
+
+// TestRelayRecordMemberNames runs an agent whose RUN_STARTED has member
+// names with lone surrogate escapes: the record keeps them as the agent
+// wrote them, as the reference client (JSON.parse, then JSON.stringify)
+// does. The record used to hold U+FFFD for each.
+func TestRelayRecordMemberNames(t *testing.T) {
+	t.Parallel()
+	a := agenttest.New(t, [][]byte{
+		[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r","\ud800":1,"x\udc00y":{"\udfff":2}}`),
+		[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`),
+	})
+	store := relay.NewMemory(nil)
+	_, base := newRelay(t, a, relay.Options{Store: store})
+	status, _ := post(t, base, []byte(`{"threadId":"t","runId":"r","messages":[]}`))
+	require.Equal(t, http.StatusOK, status)
+	var record []byte
+	for e, err := range store.Read(context.Background(), "t", 0) {
+		require.NoError(t, err)
+		record = e.Event
+		break
+	}
+	assert.Equal(t, `{"type":"RUN_STARTED","threadId":"t","runId":"r","\ud800":1,"x\udc00y":{"\udfff":2},"input":{"threadId":"t","runId":"r","messages":[]}}`, string(record))
+}

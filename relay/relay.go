@@ -46,6 +46,12 @@ const (
 	// record it: the run may go on. Join the thread again (GET
 	// /threads/{threadId}/events, or [aguistate.Consumer.Follow]) to get it.
 	CodeStreamLost = "AGUISTATE_STREAM_LOST"
+	// CodeStoreFull: the store had no room for the run's events (it
+	// returned an error wrapping [ErrFull], as a [Memory] does past
+	// MaxThreads or MaxBytes when every other thread is leased). The events
+	// it refused are not recorded. A run refused before its first event is
+	// answered 503 instead, and nothing is recorded.
+	CodeStoreFull = "AGUISTATE_STORE_FULL"
 )
 
 // Options configures a [Relay]. A nil *Options means the defaults.
@@ -62,7 +68,9 @@ type Options struct {
 	// scheme, host and port, no path) whose pages may call the relay
 	// across origins (CORS, the Fetch standard): preflights are answered,
 	// responses carry Access-Control-Allow-Origin, and credentials
-	// (cookies) are allowed. "*" allows every origin, without credentials.
+	// (cookies) are allowed. "*" allows every origin, without credentials,
+	// the opaque origin "null" included (as the Fetch standard's CORS check
+	// passes "*"); "null" itself in the list allows nothing.
 	// Each is read with [ParseOrigin], so that https://App.example.com:443
 	// allows the page of https://app.example.com. Default: none, and a
 	// browser refuses a page of another origin.

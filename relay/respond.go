@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -86,8 +87,12 @@ const retryAfter = time.Second
 
 // storeFailed answers a request that the store failed: 503, with the
 // store's error in the log only, since it may name the store's address,
-// database or user.
+// database or user. A store with no room ([ErrFull]) is named as one.
 func (r *Relay) storeFailed(w http.ResponseWriter, req *http.Request, err error) {
 	w.Header().Set("Retry-After", strconv.Itoa(int(retryAfter/time.Second)))
-	r.fail(w, req, http.StatusServiceUnavailable, "aguistate: the store failed", err)
+	msg := "aguistate: the store failed"
+	if errors.Is(err, ErrFull) {
+		msg = "aguistate: the store is full"
+	}
+	r.fail(w, req, http.StatusServiceUnavailable, msg, err)
 }

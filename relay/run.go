@@ -381,12 +381,14 @@ func (b watchedReader) Read(p []byte) (int, error) {
 // write applies batch to the thread and appends it after the thread's last
 // position, once all of it applies or up to a fatal event, which it
 // returns. The append is not cut when ctx ends (a stop does not cut a batch
-// in two); a store that fails is retried until ctx ends. The first batch of a run (first) starts with the record of
-// the run's start; with no agent event it is that record alone. It returns
-// an error, and the run is lost, when another relay has appended to the
-// thread since the run's last append, or the store fails until the run
-// ends; an *inputError when the thread does not take the record, and an
-// *agentError when the agent's first event is not one.
+// in two); a store that fails is retried until ctx ends, but for one that
+// is full ([ErrFull]), whose batch ends the run at once with an *endError
+// of code CodeStoreFull. The first batch of a run (first) starts with the
+// record of the run's start; with no agent event it is that record alone.
+// It returns an error, and the run is lost, when another relay has
+// appended to the thread since the run's last append, or the store fails
+// until the run ends; an *inputError when the thread does not take the
+// record, and an *agentError when the agent's first event is not one.
 func (r *Relay) write(ctx context.Context, ru *run, batch [][]byte, first bool) (fatal, err error) {
 	t := ru.t
 	t.mu.Lock()
@@ -440,6 +442,11 @@ func (r *Relay) write(ctx context.Context, ru *run, batch [][]byte, first bool) 
 		t.c = nil
 		t.mu.Unlock()
 		return nil, errRunLost
+	}
+	if errors.Is(err, ErrFull) { // nothing was written, and a retry would wait for room that may never come
+		t.c = nil
+		t.mu.Unlock()
+		return nil, &endError{code: CodeStoreFull, msg: "the store has no room for the run's events", err: err}
 	}
 	if err != nil {
 		t.c = nil // ahead of the log; loaded again once the batch is in

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -144,4 +145,77 @@ func TestRelayRedirect(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, int32(1), otherHits.Load())
 	}
+}
+
+// TestRelayStoreFull runs threads on a Memory too small for them: a run
+// whose record does not fit is answered 503 at once, with nothing recorded;
+// a run whose later events do not fit ends at once with a RUN_ERROR of
+// code CodeStoreFull, which its client and a viewer that joined it get.
+// The relay used to retry the append until the run ended, which it never
+// did: the POST hung.
+func TestRelayStoreFull(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 2000)
+	t.Run("before its first event", func(t *testing.T) {
+		t.Parallel()
+		a := newAgent(t, [][]byte{
+			[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r1"}`),
+			[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r1"}`),
+		})
+		store := relay.NewMemory(&relay.MemoryOptions{MaxBytes: 1000})
+		_, base := newRelay(t, a, relay.Options{Store: store})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		c := aguistate.New(nil)
+		require.NoError(t, c.AddMessages(aguistate.UserMessage(big)))
+		_, err := c.RunAgent(ctx, &aguistate.Agent{URL: base + "/agent"}, &aguistate.RunOptions{ThreadID: "t", RunID: "r1"})
+		var he *aguistate.HTTPError
+		require.ErrorAs(t, err, &he, "the record of its input does not fit")
+		assert.Equal(t, http.StatusServiceUnavailable, he.StatusCode)
+		assert.Contains(t, he.Body, "the store is full")
+		assert.Empty(t, logTypes(t, store, "t"), "nothing is recorded")
+	})
+	t.Run("during the run", func(t *testing.T) {
+		t.Parallel()
+		store := relay.NewMemory(&relay.MemoryOptions{MaxBytes: 1000})
+		joined := make(chan struct{})
+		agent := serveFunc(t, func(w http.ResponseWriter, req *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r1\"}\n\n")
+			w.(http.Flusher).Flush()
+			select {
+			case <-joined:
+			case <-req.Context().Done():
+				return
+			}
+			fmt.Fprintf(w, "data: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\",\"role\":\"assistant\"}\n\n"+
+				"data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":%q}\n\n"+
+				"data: {\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m\"}\n\n"+
+				"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r1\"}\n\n", big)
+			w.(http.Flusher).Flush()
+			<-req.Context().Done() // the relay has ended the run
+		})
+		base := serve(t, relay.New(&aguistate.Agent{URL: agent}, &relay.Options{Store: store}))
+		ran := make(chan error, 1)
+		go func() {
+			_, err := runThread(t, base, "r1")
+			ran <- err
+		}()
+		waitFor(t, "the run's start recorded", func() bool { return len(logTypes(t, store, "t")) > 0 })
+		resp, err := http.Get(base + "/threads/t/events")
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		close(joined)
+		viewed, err := readSSE(resp.Body, "")
+		require.NoError(t, err)
+
+		var re *aguistate.RunError
+		require.ErrorAs(t, <-ran, &re)
+		assert.Equal(t, relay.CodeStoreFull, re.Code)
+		types := logTypes(t, store, "t")
+		assert.Equal(t, "RUN_STARTED", types[0])
+		assert.Equal(t, "RUN_ERROR", types[len(types)-1], "the run's end is recorded")
+		require.NotEmpty(t, viewed)
+		assert.Contains(t, viewed[len(viewed)-1].data, relay.CodeStoreFull, "the viewer sees the run end")
+	})
 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/aguistate/aguistate/internal/jsonv"
 )
 
 // Agent is a fake AG-UI agent on a loopback address (its URL).
@@ -134,4 +136,26 @@ func (a *Agent) Gone() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.gone
+}
+
+// Echo returns a script (see NewScript) that streams events with their
+// "threadId" member set to the run input's threadId, as an agent echoes
+// the thread it runs; events without the member, and every event when the
+// input has no threadId, are streamed as they are.
+func Echo(events [][]byte) func(input []byte) [][]byte {
+	return func(input []byte) [][]byte {
+		in, err := jsonv.Parse(input, 1000)
+		if err != nil || in.Kind() != jsonv.Object || in.Get("threadId") == nil || in.Get("threadId").Kind() != jsonv.String {
+			return events
+		}
+		thread := in.Get("threadId")
+		out := make([][]byte, len(events))
+		for i, ev := range events {
+			out[i] = ev
+			if n, err := jsonv.Parse(ev, 1000); err == nil && n.Kind() == jsonv.Object && n.Get("threadId") != nil {
+				out[i] = jsonv.Marshal(jsonv.WithMember(n, "threadId", thread))
+			}
+		}
+		return out
+	}
 }
