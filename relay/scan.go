@@ -58,10 +58,19 @@ func Scan(ctx context.Context, thread string, after int64, p Pager, follow bool)
 			fail(&RangeError{Thread: thread, After: after})
 			return
 		}
-		// The first page starts at after itself: an entry there, or the
-		// last entry (which Trim never removes) past it, tells a log that
-		// holds after from one that ends before it.
-		page, err := p.Page(ctx, after, scanFirst+1)
+		// The first page starts at after+1: an entry there tells that the
+		// log holds it, without reading back the entry at after, which a
+		// viewer's Last-Event-ID names and may be a large snapshot. A first
+		// page that is empty, or that starts elsewhere, is read again from
+		// after itself: an entry there, or the last entry (which Trim never
+		// removes) past it, tells a log that holds after from one that ends
+		// before it.
+		n := scanFirst
+		page, err := p.Page(ctx, after+1, n)
+		if err == nil && (len(page) == 0 || page[0].Pos != after+1) && after > 0 {
+			n = scanFirst + 1
+			page, err = p.Page(ctx, after, n)
+		}
 		if err != nil {
 			fail(err)
 			return
@@ -70,8 +79,8 @@ func Scan(ctx context.Context, thread string, after int64, p Pager, follow bool)
 			fail(&RangeError{Thread: thread, After: after})
 			return
 		}
-		full := len(page) == scanFirst+1
-		n := nextPage(page, scanFirst)
+		full := len(page) == n
+		n = nextPage(page, scanFirst)
 		if len(page) > 0 && page[0].Pos == after {
 			page = page[1:]
 		}
