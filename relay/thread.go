@@ -169,7 +169,7 @@ func (t *thread) load(ctx context.Context) error {
 
 // catchUp applies to t.c the log's events after t.pos.
 func (t *thread) catchUp(ctx context.Context) error {
-	for e, err := range t.store.Read(ctx, t.id, t.pos) {
+	for e, err := range t.store.Read(readAtEnd(ctx), t.id, t.pos) {
 		if err != nil {
 			return err
 		}
@@ -234,7 +234,7 @@ func (t *thread) stopWatching() {
 func (t *thread) watch(ctx context.Context, after int64) {
 	for wait := 100 * time.Millisecond; ctx.Err() == nil; wait = min(2*wait, 5*time.Second) {
 		var err error
-		for e, ferr := range t.store.Follow(ctx, t.id, after) {
+		for e, ferr := range t.store.Follow(readAtEnd(ctx), t.id, after) {
 			if err = ferr; err != nil {
 				break
 			}

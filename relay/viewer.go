@@ -26,6 +26,7 @@ const keepAlive = 15 * time.Second
 type joinPoint struct {
 	prelude iter.Seq[[]byte] // made as it is sent (see sendPrelude)
 	after   int64
+	behind  bool // the log held events after after: a read starts at after+1 (see readAtEnd)
 	running bool
 	sub     *sub            // nil when no run is in progress
 	hub     bool            // sub delivers every event after after: the log need not be read first
@@ -43,6 +44,7 @@ func (t *thread) join(lastID string) joinPoint {
 	} else {
 		j.prelude, j.after = t.c.PreludeSeq(), t.pos
 	}
+	j.behind = j.after < t.pos
 	if j.running {
 		j.sub = t.subscribe()
 	}
@@ -239,8 +241,13 @@ func (r *Relay) streamRun(sw *sseWriter, req *http.Request, t *thread, j joinPoi
 	}
 	// readLog sends the log's events after sent, up to its end, and reports
 	// whether the stream is over.
+	atEnd := false // the next read is expected to find nothing after sent
 	readLog := func() (bool, error) {
-		for e, err := range t.store.Read(ctx, t.id, sent) {
+		rctx := ctx
+		if atEnd {
+			rctx, atEnd = readAtEnd(ctx), false
+		}
+		for e, err := range t.store.Read(rctx, t.id, sent) {
 			if err != nil {
 				return false, err
 			}
@@ -271,6 +278,7 @@ func (r *Relay) streamRun(sw *sseWriter, req *http.Request, t *thread, j joinPoi
 	var done bool
 	var err error
 	if !j.hub {
+		atEnd = !j.behind
 		done, err = readLog()
 	}
 	if errors.Is(err, ErrOutOfRange) && !sw.started { // the log no longer holds what follows Last-Event-ID
@@ -286,6 +294,7 @@ func (r *Relay) streamRun(sw *sseWriter, req *http.Request, t *thread, j joinPoi
 		r.trim(ctx, t, trim)
 		if err == nil {
 			sendPrelude()
+			atEnd = !j.behind
 			done, err = readLog()
 		}
 	}
