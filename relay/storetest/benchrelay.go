@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,10 +33,11 @@ import (
 //     whose run holds 37,000 open steps (T=scopes, the scope limits),
 //     without a Last-Event-ID (J=prelude) and with one (J=last-event-id:
 //     the log's last event after it). Each join takes turns with a raw read
-//     of the same store (see benchJoin). "ms-first" is the time to the
-//     join's first event, "ms-joined" to the event of the join position
+//     of the same store (see benchJoin). "ms-first" is the median time to
+//     the join's first event, "ms-joined" to the event of the join position
 //     (the prelude's last); "log-ms-first" and "log-ms-joined" the raw
-//     read's, and "first/log" the ratio of the first two's sums. "join-B",
+//     read's, and "first/log" the median of the ratios of the join's first
+//     event to the raw read's beside it. "join-B",
 //     "join-allocs", "log-B" and "log-allocs" are the process's allocations
 //     during each side (server and client).
 //   - Fanout/viewers=N: a recorded stream (the longest of
@@ -159,12 +161,16 @@ func benchJoin(b *testing.B, h Harness) {
 							sides[side].join(b, urls[side], tt.lastID, last)
 						}
 					}
+					ratios := make([]float64, len(sides[0].first))
+					for i := range ratios {
+						ratios[i] = float64(sides[0].first[i]) / float64(sides[1].first[i])
+					}
 					n := float64(b.N)
-					b.ReportMetric(sides[0].first.Seconds()*1000/n, "ms-first")
-					b.ReportMetric(sides[0].joined.Seconds()*1000/n, "ms-joined")
-					b.ReportMetric(sides[1].first.Seconds()*1000/n, "log-ms-first")
-					b.ReportMetric(sides[1].joined.Seconds()*1000/n, "log-ms-joined")
-					b.ReportMetric(sides[0].first.Seconds()/sides[1].first.Seconds(), "first/log")
+					b.ReportMetric(median(sides[0].first)*1000, "ms-first")
+					b.ReportMetric(median(sides[0].joined)*1000, "ms-joined")
+					b.ReportMetric(median(sides[1].first)*1000, "log-ms-first")
+					b.ReportMetric(median(sides[1].joined)*1000, "log-ms-joined")
+					b.ReportMetric(medianOf(ratios), "first/log")
 					b.ReportMetric(float64(sides[0].bytes)/n, "join-B")
 					b.ReportMetric(float64(sides[0].allocs)/n, "join-allocs")
 					b.ReportMetric(float64(sides[1].bytes)/n, "log-B")
@@ -193,12 +199,31 @@ func waitEntry(b *testing.B, s relay.Store, thread string, pos int64) {
 	}
 }
 
-// joinTimes sums what the joins of one side of benchJoin took: the time
-// to the first event and to the join position's, and the bytes and
-// allocations of the process meanwhile (the server's and the client's).
+// joinTimes records what the joins of one side of benchJoin took: the
+// time to the first event and to the join position's, join by join, and
+// the bytes and allocations of the process meanwhile (the server's and the
+// client's), summed.
 type joinTimes struct {
-	first, joined time.Duration
+	first, joined []time.Duration
 	bytes, allocs uint64
+}
+
+// median returns the median of ds, in seconds.
+func median(ds []time.Duration) float64 {
+	fs := make([]float64, len(ds))
+	for i, d := range ds {
+		fs[i] = d.Seconds()
+	}
+	return medianOf(fs)
+}
+
+// medianOf returns the median of fs, which it sorts.
+func medianOf(fs []float64) float64 {
+	if len(fs) == 0 {
+		return 0
+	}
+	slices.Sort(fs)
+	return (fs[(len(fs)-1)/2] + fs[len(fs)/2]) / 2
 }
 
 // join joins the thread at url with Last-Event-ID lastID (none when ""),
@@ -217,11 +242,11 @@ func (j *joinTimes) join(b *testing.B, url, lastID string, pos int64) {
 	defer resp.Body.Close()
 	br := bufio.NewReaderSize(resp.Body, 64<<10)
 	ev := readEvent(b, br)
-	j.first += time.Since(start)
+	j.first = append(j.first, time.Since(start))
 	for id := fmt.Appendf(nil, "id: %d\n", pos); !bytes.HasPrefix(ev, id); {
 		ev = readEvent(b, br)
 	}
-	j.joined += time.Since(start)
+	j.joined = append(j.joined, time.Since(start))
 	runtime.ReadMemStats(&after)
 	j.bytes += after.TotalAlloc - before.TotalAlloc
 	j.allocs += after.Mallocs - before.Mallocs
