@@ -148,6 +148,17 @@ func (t *thread) sync(ctx context.Context) error {
 	}
 }
 
+// writesLog reports whether t.c holds the whole log because this relay
+// writes it: its run holds the thread's lease, every event of the log up to
+// t.pos went through t.c, and the run's last append ended at t.pos. A
+// viewer's join then needs no read of the store to bring t up to date;
+// what another writer may have appended since (a lost lease) it reads from
+// the log after its join position, as it reads what comes during the join.
+// The caller holds t.mu.
+func (t *thread) writesLog() bool {
+	return t.c != nil && t.running != nil && t.pos == t.running.lastPos
+}
+
 // load sets t.c to the thread's checkpoint, or a new Consumer when it has
 // none.
 func (t *thread) load(ctx context.Context) error {
