@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/aguistate/aguistate"
 )
@@ -44,18 +45,26 @@ func (r *Relay) postAgent(w http.ResponseWriter, req *http.Request) {
 	defer r.release(t)
 	defer r.leave(t)
 	lastID, reconnect := lastEventID(req)
-	if t.isReconnect(in, lastID, reconnect) {
-		j := t.join(lastID)
-		t.mu.Unlock()
-		r.stream(w, req, t, j, nil, true)
-		return
+	var ru *run
+	var status int
+	var err error
+	for deadline := time.Now().Add(endWait); ; {
+		if t.isReconnect(in, lastID, reconnect) {
+			j := t.join(lastID)
+			t.mu.Unlock()
+			r.stream(w, req, t, j, nil, true)
+			return
+		}
+		if err := r.checkRecord(t, in, raw.State); err != nil {
+			t.mu.Unlock()
+			r.fail(w, req, inputStatus(err), err.Error(), nil)
+			return
+		}
+		ru, status, err = r.startRun(req, t, g, body, taken, in, raw.State)
+		if status != http.StatusConflict || !r.waitRunEnd(req.Context(), t, deadline) {
+			break
+		}
 	}
-	if err := r.checkRecord(t, in, raw.State); err != nil {
-		t.mu.Unlock()
-		r.fail(w, req, inputStatus(err), err.Error(), nil)
-		return
-	}
-	ru, status, err := r.startRun(req, t, g, body, taken, in, raw.State)
 	var j joinPoint
 	if err == nil { // the hub delivers the run's events from its first on
 		taken = 0 // the run gives it back
@@ -192,3 +201,45 @@ func (r *Relay) checkRecord(t *thread, in aguistate.RunAgentInput, state json.Ra
 	}
 	return nil
 }
+
+// endWait is how long a POST whose thread is still held by a run whose
+// end is in the log waits for that run's relay to let the thread go.
+const endWait = 2 * time.Second
+
+// waitRunEnd waits a while, until deadline at most, for the thread to be
+// let go when its log holds no run in progress but a run still holds it:
+// the end of the run is recorded, and its relay (this one or another) has
+// yet to release the lease, or failed to, and the lease is to expire. A client that reads a run's end and starts its
+// next run at once (a client-side tool's result, say) would otherwise be
+// refused with 409. It reports whether it waited, with t synced again; it
+// does not wait for a run that has not recorded its end. The caller holds
+// t.mu, which it lets go while it waits.
+func (r *Relay) waitRunEnd(ctx context.Context, t *thread, deadline time.Time) bool {
+	if t.running == nil && t.sync(ctx) != nil { // another relay's run: it may have ended since t was read
+		return false
+	}
+	if t.c.Running() || time.Now().After(deadline) {
+		return false
+	}
+	var done chan struct{}
+	if ru := t.running; ru != nil {
+		if t.pos == ru.from { // it has recorded nothing yet
+			return false
+		}
+		done = ru.done
+	}
+	t.mu.Unlock()
+	pause := time.NewTimer(min(endPoll, time.Until(deadline)))
+	defer pause.Stop()
+	select {
+	case <-done: // nil for another relay's run: its lease is asked for again after the pause
+	case <-pause.C:
+	case <-ctx.Done():
+	}
+	t.mu.Lock()
+	return ctx.Err() == nil && t.sync(ctx) == nil
+}
+
+// endPoll is how often a POST that waits for another relay to let a
+// thread go asks for its lease again.
+const endPoll = 20 * time.Millisecond

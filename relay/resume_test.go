@@ -33,6 +33,8 @@ type cutter struct {
 	events int
 	mid    bool
 
+	before func() // when not nil, called before each request after the first
+
 	mu        sync.Mutex
 	calls     int
 	preludes  int
@@ -40,11 +42,14 @@ type cutter struct {
 }
 
 func (c *cutter) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := http.DefaultTransport.RoundTrip(req)
 	c.mu.Lock()
 	c.calls++
 	first := c.calls == 1
 	c.mu.Unlock()
+	if !first && c.before != nil {
+		c.before()
+	}
+	resp, err := http.DefaultTransport.RoundTrip(req)
 	switch {
 	case err != nil:
 	case first:
@@ -145,7 +150,7 @@ var resumeCases = []struct {
 	store func() relay.Store
 }{
 	{"replay", func() relay.Store { return relay.NewMemory(nil) }},
-	{"prelude", func() relay.Store { return &lastOnly{Memory: relay.NewMemory(nil)} }},
+	{"prelude", func() relay.Store { return newLastOnly() }},
 }
 
 // lastOnly is a Memory whose Read holds only the log's last event for a
@@ -156,21 +161,43 @@ var resumeCases = []struct {
 // does: no trim passes a run's stream (see relay.Store.Trim).
 type lastOnly struct {
 	*relay.Memory
-	mu   sync.Mutex
-	last map[string]int64
+	mu    sync.Mutex
+	last  map[string]int64
+	ended chan struct{} // closed once a run's end is appended
+}
+
+func newLastOnly() *lastOnly {
+	return &lastOnly{Memory: relay.NewMemory(nil), last: make(map[string]int64), ended: make(chan struct{})}
 }
 
 func (s *lastOnly) Append(ctx context.Context, thread string, pos int64, events ...[]byte) error {
 	err := s.Memory.Append(ctx, thread, pos, events...)
 	if err == nil && len(events) > 0 {
 		s.mu.Lock()
-		if s.last == nil {
-			s.last = make(map[string]int64)
-		}
+		defer s.mu.Unlock()
 		s.last[thread] = pos + int64(len(events)) - 1
-		s.mu.Unlock()
+		for _, ev := range events {
+			if bytes.Contains(ev, []byte(`"type":"RUN_FINISHED"`)) || bytes.Contains(ev, []byte(`"type":"RUN_ERROR"`)) {
+				select {
+				case <-s.ended:
+				default:
+					close(s.ended)
+				}
+			}
+		}
 	}
 	return err
+}
+
+// waitEnd waits until a run's end is in the log, so that a reconnect
+// finds the whole run there and, holding only its last event, has to
+// send a prelude (on a loaded machine the agent's stream may be far
+// behind the client's cut).
+func (s *lastOnly) waitEnd() {
+	select {
+	case <-s.ended:
+	case <-time.After(30 * time.Second):
+	}
 }
 
 func (s *lastOnly) Read(ctx context.Context, thread string, after int64) iter.Seq2[relay.Entry, error] {
@@ -257,7 +284,11 @@ func TestRunAgentResume(t *testing.T) {
 							continue // no id came: nothing to reconnect after
 						}
 						cut := &cutter{events: k, mid: mid}
-						got, res, err := runOnce(t, s, rc.store(), &http.Client{Transport: cut})
+						store := rc.store()
+						if lo, ok := store.(*lastOnly); ok {
+							cut.before = lo.waitEnd
+						}
+						got, res, err := runOnce(t, s, store, &http.Client{Transport: cut})
 						where := fmt.Sprintf("cut after %d events (inside the next: %v)", k, mid)
 						assert.Equal(t, errText(wantErr), errText(err), where)
 						assert.Equal(t, wantRes.Outcome, res.Outcome, where)

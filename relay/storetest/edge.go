@@ -1,11 +1,13 @@
-// Conformance tests of the relay's edge on a store: a run that races another's end, an
-// agent that hangs, tenants, a stop across relays.
+// Conformance tests of the relay's edge on a store: a run that races another's end, runs back
+// to back, an agent that hangs, tenants, a stop across relays.
 
 package storetest
 
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -209,4 +211,34 @@ func testRelayStop(t *testing.T, h Harness) {
 	assert.JSONEq(t, `{"type":"RUN_FINISHED","threadId":"t","runId":"r1","outcome":{"type":"cancelled"}}`, string(log[len(log)-1].Event))
 	waitFor(t, "the agent's request is cancelled", func() bool { return agent.Gone() == 1 })
 	assert.ErrorIs(t, relay.Stop(testContext(t), &aguistate.Agent{URL: b.srv.URL + "/agent"}, "t"), relay.ErrNotRunning)
+}
+
+// lostRelease is a store whose Release fails without letting the lease
+// go, as one that times out on a loaded machine does: the lease stays
+// until it expires.
+type lostRelease struct{ relay.Store }
+
+func (lostRelease) Release(context.Context, string, string) error {
+	return errors.New("storetest: the release timed out")
+}
+
+// testRelayBackToBack runs a thread's runs back to back, each started as
+// soon as its client has read the end of the one before (as a client-side
+// tool's result is sent), on relays that take turns, while the first
+// relay's store fails to let the lease go: the run on the other relay
+// waits until the lease expires (LeaseTTL is 500 ms here), where it used
+// to get 409.
+func testRelayBackToBack(t *testing.T, h Harness) {
+	s, ns := open(t, h)
+	agent := agenttest.NewScript(t, script(1))
+	a := newRelayServer(t, agent.URL, lostRelease{s}, true)
+	b := newRelayServer(t, agent.URL, h.Open(t, ns, ""), true)
+	c, ag := client(t, a.srv.URL, "t")
+	for i, base := range []string{a.srv.URL, b.srv.URL, a.srv.URL, b.srv.URL} {
+		ag.URL = base + "/agent"
+		res, err := c.RunAgent(testContext(t), ag, &aguistate.RunOptions{RunID: fmt.Sprint("r", i+1)})
+		require.NoError(t, err, "run %d starts as soon as run %d has ended", i+1, i)
+		assert.Equal(t, "success", res.Outcome)
+	}
+	assert.Equal(t, []string{"r1", "r2", "r3", "r4"}, runsOf(t, logOf(t, s, "t")))
 }

@@ -125,6 +125,7 @@ var relayTests = []test{
 	{"Trim", testRelayTrim},
 	{"Wrapped", testRelayWrapped},
 	{"RunRace", testRelayRunRace},
+	{"BackToBack", testRelayBackToBack},
 	{"Idle", testRelayIdle},
 	{"Tenants", testRelayTenants},
 	{"Stop", testRelayStop},
