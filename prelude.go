@@ -5,6 +5,7 @@
 package aguistate
 
 import (
+	"iter"
 	"slices"
 
 	"github.com/aguistate/aguistate/internal/jsonv"
@@ -52,15 +53,37 @@ import (
 // it open; where the stream's role is not the message's and a START opened
 // the message after the stream, the viewer takes the message as chunked.
 // The cost is that of writing the state and messages as JSON.
-func (c *Consumer) Prelude() [][]byte { return c.cur.Load().prelude() }
+func (c *Consumer) Prelude() [][]byte {
+	var out [][]byte
+	c.cur.Load().prelude(func(ev []byte) bool {
+		out = append(out, ev)
+		return true
+	})
+	return out
+}
 
-// prelude returns the events of [Consumer.Prelude] for view v.
-func (v *view) prelude() [][]byte {
+// PreludeSeq returns the events of [Consumer.Prelude] as a sequence that
+// makes each event when it reaches it, so that a relay sends the first
+// (RUN_STARTED, or STATE_SNAPSHOT when no run has started) before the state
+// and messages are written, and holds one event at a time rather than the
+// whole prelude. The sequence reads the Consumer as it was when PreludeSeq
+// was called, whatever events the Consumer applies meanwhile. It yields
+// nothing for a Consumer that holds nothing, and otherwise at least two
+// events: the first is never the last. Each event is a new slice, which
+// the caller may keep. The sequence may be iterated more than once.
+func (c *Consumer) PreludeSeq() iter.Seq[[]byte] {
+	v := c.cur.Load()
+	return func(yield func([]byte) bool) { v.prelude(yield) }
+}
+
+// prelude yields the events of [Consumer.Prelude] for view v, each as it
+// is made, until yield returns false.
+func (v *view) prelude(yield func([]byte) bool) {
 	if v.events == 0 && v.run == runNone && v.messages.Len() == 0 && isEmptyObject(v.state) {
-		return nil
+		return
 	}
 	next := *v
-	p := &preluder{v: v, t: &txn{old: v, next: &next}, streamed: make(map[construct]sofar)}
+	p := &preluder{v: v, t: &txn{old: v, next: &next}, streamed: make(map[construct]sofar), yield: yield}
 	if v.run != runNone {
 		thread, run := v.threadID, v.runID
 		if len(v.ends) > 0 && str(v.ends[0], "type") == "RUN_FINISHED" { // its ids must be the run's
@@ -69,9 +92,12 @@ func (v *view) prelude() [][]byte {
 		p.add("RUN_STARTED", []string{"threadId", "runId"}, jsonv.NewString(thread), jsonv.NewString(run))
 	}
 	p.add("STATE_SNAPSHOT", []string{"snapshot"}, v.state)
+	if p.stopped {
+		return
+	}
 	p.messages()
 	for s := range v.subagents.all() {
-		p.out = append(p.out, jsonv.Marshal(s.start))
+		p.emit(jsonv.Marshal(s.start))
 	}
 	for s := range v.subagents.all() {
 		if s.done {
@@ -79,35 +105,51 @@ func (v *view) prelude() [][]byte {
 		}
 	}
 	for s := range v.steps.all() {
+		if p.stopped {
+			return
+		}
 		p.add("STEP_STARTED", []string{"stepName", "subagentRunId"}, jsonv.NewString(s.name), s.sub)
 	}
 	for s := range v.spans.all() {
 		p.add("REASONING_START", []string{"messageId", "subagentRunId"}, jsonv.NewString(s.id), s.sub)
 	}
-	p.out = append(p.out, p.reopen...)
+	for _, ev := range p.reopen {
+		p.emit(ev)
+	}
 	var after [][]byte
 	for _, s := range v.chunks {
 		so := p.streamed[construct{kind: s.kind, id: s.id}]
 		if so.owner != "" {
 			s.parent, s.hasParent = so.owner, true
 		}
-		p.out = append(p.out, chunkEvent(s, so))
+		p.emit(chunkEvent(s, so))
 		after = append(after, so.after...)
 	}
-	p.out = append(p.out, after...)
+	for _, ev := range after {
+		p.emit(ev)
+	}
 	p.ends()
-	return p.out
 }
 
-// preluder builds a prelude: the events so far, those that reopen the open
-// constructs, which go after the scopes, and the text or arguments so far
-// of the constructs that open chunk streams go on with, which the chunks
-// that reopen those streams carry last.
+// preluder builds a prelude: it yields the events as it makes them, and
+// collects those that reopen the open constructs, which go after the
+// scopes, and the text or arguments so far of the constructs that open
+// chunk streams go on with, which the chunks that reopen those streams
+// carry last.
 type preluder struct {
-	v           *view
-	t           *txn // reads v's messages
-	out, reopen [][]byte
-	streamed    map[construct]sofar
+	v        *view
+	t        *txn // reads v's messages
+	yield    func([]byte) bool
+	stopped  bool // yield returned false: nothing more is yielded
+	reopen   [][]byte
+	streamed map[construct]sofar
+}
+
+// emit yields ev, unless the caller has stopped the sequence.
+func (p *preluder) emit(ev []byte) {
+	if !p.stopped && !p.yield(ev) {
+		p.stopped = true
+	}
 }
 
 // sofar is what an open construct holds so far, for the chunk that
@@ -123,13 +165,27 @@ type sofar struct {
 // add appends an event of type typ with the members names[i]: vals[i] that
 // are not nil.
 func (p *preluder) add(typ string, names []string, vals ...*jsonv.Node) {
-	p.out = append(p.out, event(typ, names, vals...))
+	if !p.stopped {
+		p.emit(event(typ, names, vals...))
+	}
 }
 
 // event returns the JSON text of an event of type typ with the members
 // names[i]: vals[i] that are not nil.
 func event(typ string, names []string, vals ...*jsonv.Node) []byte {
-	return jsonv.Marshal(jsonv.NewObjectOf(append([]string{"type"}, names...), append([]*jsonv.Node{jsonv.NewString(typ)}, vals...)...))
+	size := len(typ) + 12
+	for i, v := range vals {
+		if v != nil {
+			size += len(names[i]) + 4 + v.Size()
+		}
+	}
+	b := jsonv.AppendString(append(make([]byte, 0, size), `{"type":`...), typ)
+	for i, v := range vals {
+		if v != nil {
+			b = jsonv.Append(append(jsonv.AppendString(append(b, ','), names[i]), ':'), v)
+		}
+	}
+	return append(b, '}')
 }
 
 // messages adds the MESSAGES_SNAPSHOT, and collects the events that reopen
@@ -349,7 +405,7 @@ func (p *preluder) ends() {
 	case v.run != runFinished && v.run != runFailed:
 	case len(v.ends) > 0:
 		for _, e := range v.ends {
-			p.out = append(p.out, jsonv.Marshal(e))
+			p.emit(jsonv.Marshal(e))
 		}
 	case v.run == runFinished:
 		var outcome *jsonv.Node

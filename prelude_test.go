@@ -131,6 +131,12 @@ func TestPrelude(t *testing.T) {
 				got = append(got, string(ev))
 			}
 			assert.Equal(t, tt.want, got, tt.reason)
+			var seq []string
+			for ev := range c.PreludeSeq() {
+				seq = append(seq, string(ev))
+			}
+			assert.Equal(t, tt.want, seq, "PreludeSeq yields the events of Prelude")
+			assert.NotEqual(t, 1, len(seq), "the first event is never the last")
 			assertSameThread(t, c, join(t, c), tt.name)
 		})
 	}
@@ -410,6 +416,30 @@ func TestPreludeOracle(t *testing.T) {
 	}
 	t.Logf("%d streams, %d cuts; %d where the thread skipped events the reference client applies (sharedDifferences)",
 		ran, len(cuts)-ran, differed)
+}
+
+// TestPreludeSeq checks that PreludeSeq reads the Consumer as it was when
+// it was called, and stops when its caller does.
+func TestPreludeSeq(t *testing.T) {
+	t.Parallel()
+	c := New(nil)
+	require.NoError(t, c.Apply([]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`)))
+	require.NoError(t, c.Apply([]byte(`{"type":"STEP_STARTED","stepName":"a"}`)))
+	want := c.Prelude()
+	seq := c.PreludeSeq()
+	require.NoError(t, c.Apply([]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"a":1}}`)))
+	require.NoError(t, c.Apply([]byte(`{"type":"STEP_STARTED","stepName":"b"}`)))
+	var got [][]byte
+	for ev := range seq {
+		got = append(got, ev)
+	}
+	assert.Equal(t, want, got, "the events of the Consumer when PreludeSeq was called")
+	var first [][]byte
+	for ev := range seq {
+		first = append(first, ev)
+		break
+	}
+	assert.Equal(t, want[:1], first, "it stops when the caller does, and may be iterated again")
 }
 
 // raw returns events as JSON texts.

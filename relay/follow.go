@@ -113,7 +113,7 @@ func (r *Relay) awaitRun(ctx context.Context, sw *sseWriter, t *thread, after in
 	for wait := 100 * time.Millisecond; ; {
 		wctx, cancel := context.WithDeadline(ctx, written.Add(r.keepAlive))
 		var err error
-		for _, ferr := range t.store.Follow(wctx, t.id, after) {
+		for _, ferr := range t.store.Follow(readAtEnd(wctx), t.id, after) {
 			err = ferr
 			break // an entry after after, or why none comes
 		}

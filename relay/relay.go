@@ -395,6 +395,9 @@ func (r *Relay) open(w http.ResponseWriter, req *http.Request, g Grant, id strin
 		return nil
 	}
 	t.mu.Lock()
+	if viewer && req.Method == http.MethodGet && t.writesLog() {
+		return t // a viewer's join reads the log after its position anyway
+	}
 	if err := t.sync(req.Context()); err != nil {
 		t.mu.Unlock()
 		if viewer {

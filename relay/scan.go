@@ -32,6 +32,17 @@ func nextPage(page []Entry, n int) int {
 	return max(1, min(scanPage, scanBytes/largest))
 }
 
+// atEndKey is the key of a context value true when a read is expected to
+// start at the log's end (see readAtEnd).
+type atEndKey struct{}
+
+// readAtEnd returns ctx telling [Scan] that its caller expects the log to
+// end at the position its read starts after: the read then starts at that
+// position, whose entry tells in one page a log that ends there from one
+// that ends before it, rather than after it, which would take a second page
+// to tell. A Store that does not read its log through Scan passes over it.
+func readAtEnd(ctx context.Context) context.Context { return context.WithValue(ctx, atEndKey{}, true) }
+
 // Pager reads one thread's log for [Scan]. A [Store] implementation provides
 // one to get Read and Follow with the checks the Store interface promises;
 // Scan relies on [Store.Trim] never removing the last entry. The Pager's
@@ -58,10 +69,23 @@ func Scan(ctx context.Context, thread string, after int64, p Pager, follow bool)
 			fail(&RangeError{Thread: thread, After: after})
 			return
 		}
-		// The first page starts at after itself: an entry there, or the
-		// last entry (which Trim never removes) past it, tells a log that
-		// holds after from one that ends before it.
-		page, err := p.Page(ctx, after, scanFirst+1)
+		// The first page starts at after+1: an entry there tells that the
+		// log holds it, without reading back the entry at after, which a
+		// viewer's Last-Event-ID names and may be a large snapshot. When it
+		// starts elsewhere or is empty, or when the caller expects the log to
+		// end at after (see readAtEnd), the page starts at after itself: an
+		// entry there, or the last entry (which Trim never removes) past it,
+		// tells a log that holds after from one that ends before it.
+		n := scanFirst
+		var page []Entry
+		var err error
+		if atEnd, _ := ctx.Value(atEndKey{}).(bool); !atEnd || after == 0 {
+			page, err = p.Page(ctx, after+1, n)
+		}
+		if err == nil && after > 0 && (len(page) == 0 || page[0].Pos != after+1) {
+			n = scanFirst + 1
+			page, err = p.Page(ctx, after, n)
+		}
 		if err != nil {
 			fail(err)
 			return
@@ -70,8 +94,8 @@ func Scan(ctx context.Context, thread string, after int64, p Pager, follow bool)
 			fail(&RangeError{Thread: thread, After: after})
 			return
 		}
-		full := len(page) == scanFirst+1
-		n := nextPage(page, scanFirst)
+		full := len(page) == n
+		n = nextPage(page, scanFirst)
 		if len(page) > 0 && page[0].Pos == after {
 			page = page[1:]
 		}

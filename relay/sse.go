@@ -26,6 +26,7 @@ type sseWriter struct {
 	dirty    bool   // written since the last flush
 	err      error  // of the first write that failed
 	first    func() // called before the first event is written, when not nil
+	sentOne  bool   // an event was written and flushed
 	buf      []byte
 }
 
@@ -46,8 +47,10 @@ func (s *sseWriter) begin() {
 // event writes one event: an id field when hasID (with no value when id
 // is ""), and data, an event's JSON text, on one line whatever the store
 // returned (see oneLine): a line end in it would end the data field and
-// let the rest forge fields and events. It returns the error of a write
-// that failed, now or before.
+// let the rest forge fields and events. The first event of the response
+// is flushed at once, so that a viewer who joins gets it while the next
+// are made or read. It returns the error of a write that failed, now or
+// before.
 func (s *sseWriter) event(id string, hasID bool, data []byte) error {
 	s.begin()
 	if s.first != nil {
@@ -66,6 +69,10 @@ func (s *sseWriter) event(id string, hasID bool, data []byte) error {
 	}
 	b = append(append(b, "data: "...), data...)
 	s.write(b, "\n\n")
+	if !s.sentOne {
+		s.sentOne = true
+		s.flush()
+	}
 	return s.err
 }
 

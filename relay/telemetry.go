@@ -321,13 +321,9 @@ func (tel *telemetry) joined(ctx context.Context, kind string) {
 	}
 }
 
-// prelude records a prelude sent to a viewer.
-func (tel *telemetry) prelude(ctx context.Context, events [][]byte) {
-	n := 0
-	for _, ev := range events {
-		n += len(ev)
-	}
-	tel.preludeSize.Record(ctx, int64(n))
+// prelude records a prelude of size bytes of events sent to a viewer.
+func (tel *telemetry) prelude(ctx context.Context, size int) {
+	tel.preludeSize.Record(ctx, int64(size))
 }
 
 // storeStart returns the time a store operation with ctx starts, or zero

@@ -148,6 +148,17 @@ func (t *thread) sync(ctx context.Context) error {
 	}
 }
 
+// writesLog reports whether t.c holds the whole log because this relay
+// writes it: its run holds the thread's lease, every event of the log up to
+// t.pos went through t.c, and the run's last append ended at t.pos. A
+// viewer's join then needs no read of the store to bring t up to date;
+// what another writer may have appended since (a lost lease) it reads from
+// the log after its join position, as it reads what comes during the join.
+// The caller holds t.mu.
+func (t *thread) writesLog() bool {
+	return t.c != nil && t.running != nil && t.pos == t.running.lastPos
+}
+
 // load sets t.c to the thread's checkpoint, or a new Consumer when it has
 // none.
 func (t *thread) load(ctx context.Context) error {
@@ -169,7 +180,7 @@ func (t *thread) load(ctx context.Context) error {
 
 // catchUp applies to t.c the log's events after t.pos.
 func (t *thread) catchUp(ctx context.Context) error {
-	for e, err := range t.store.Read(ctx, t.id, t.pos) {
+	for e, err := range t.store.Read(readAtEnd(ctx), t.id, t.pos) {
 		if err != nil {
 			return err
 		}
@@ -234,7 +245,7 @@ func (t *thread) stopWatching() {
 func (t *thread) watch(ctx context.Context, after int64) {
 	for wait := 100 * time.Millisecond; ctx.Err() == nil; wait = min(2*wait, 5*time.Second) {
 		var err error
-		for e, ferr := range t.store.Follow(ctx, t.id, after) {
+		for e, ferr := range t.store.Follow(readAtEnd(ctx), t.id, after) {
 			if err = ferr; err != nil {
 				break
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http"
 	"strconv"
 	"time"
@@ -23,8 +24,9 @@ const keepAlive = 15 * time.Second
 // if any, and the position after which the log's events follow, with the
 // viewer's subscription to the hub when a run is in progress.
 type joinPoint struct {
-	prelude [][]byte
+	prelude iter.Seq[[]byte] // made as it is sent (see sendPrelude)
 	after   int64
+	behind  bool // the log held events after after: a read starts at after+1 (see readAtEnd)
 	running bool
 	sub     *sub            // nil when no run is in progress
 	hub     bool            // sub delivers every event after after: the log need not be read first
@@ -40,8 +42,9 @@ func (t *thread) join(lastID string) joinPoint {
 	if t.isPosition(lastID) {
 		j.after, _ = strconv.ParseInt(lastID, 10, 64)
 	} else {
-		j.prelude, j.after = t.c.Prelude(), t.pos
+		j.prelude, j.after = t.c.PreludeSeq(), t.pos
 	}
+	j.behind = j.after < t.pos
 	if j.running {
 		j.sub = t.subscribe()
 	}
@@ -183,19 +186,38 @@ func (r *Relay) streamRun(sw *sseWriter, req *http.Request, t *thread, j joinPoi
 		}()
 	}
 	sent = j.after
+	// sendPrelude sends the prelude's events as it makes them: the first
+	// with an empty id (a reconnect during the prelude asks for a new one),
+	// and the last with the id of the join position. The first is never the
+	// last (see aguistate.Consumer.PreludeSeq), and each other is held until
+	// the next is made, which tells whether it is the last.
 	sendPrelude := func() {
 		kind = joinPrelude
-		r.tel.prelude(ctx, j.prelude)
-		for i, ev := range j.prelude {
-			switch i {
-			case 0: // an empty id: a reconnect during the prelude asks for a new one
-				sw.event("", true, ev)
-			case len(j.prelude) - 1:
-				sw.event(strconv.FormatInt(j.after, 10), true, ev)
+		var held []byte
+		size, n := 0, 0
+	events:
+		for ev := range j.prelude {
+			switch n {
+			case 0:
+				if sw.event("", true, ev) != nil {
+					break events // the viewer is gone
+				}
+			case 1:
 			default:
-				sw.event("", false, ev)
+				if sw.event("", false, held) != nil {
+					break events
+				}
 			}
+			held, size, n = ev, size+len(ev), n+1
 		}
+		switch {
+		case sw.err != nil:
+		case n > 1:
+			sw.event(strconv.FormatInt(j.after, 10), true, held)
+		case n == 1: // never: an event with only an id sets it
+			sw.write(append(strconv.AppendInt(append(sw.buf[:0], "id: "...), j.after, 10), '\n'), "\n")
+		}
+		r.tel.prelude(ctx, size)
 		sent = j.after
 	}
 	// over reports whether the stream has sent all it follows, once it
@@ -219,8 +241,13 @@ func (r *Relay) streamRun(sw *sseWriter, req *http.Request, t *thread, j joinPoi
 	}
 	// readLog sends the log's events after sent, up to its end, and reports
 	// whether the stream is over.
+	atEnd := false // the next read is expected to find nothing after sent
 	readLog := func() (bool, error) {
-		for e, err := range t.store.Read(ctx, t.id, sent) {
+		rctx := ctx
+		if atEnd {
+			rctx, atEnd = readAtEnd(ctx), false
+		}
+		for e, err := range t.store.Read(rctx, t.id, sent) {
 			if err != nil {
 				return false, err
 			}
@@ -251,6 +278,7 @@ func (r *Relay) streamRun(sw *sseWriter, req *http.Request, t *thread, j joinPoi
 	var done bool
 	var err error
 	if !j.hub {
+		atEnd = !j.behind
 		done, err = readLog()
 	}
 	if errors.Is(err, ErrOutOfRange) && !sw.started { // the log no longer holds what follows Last-Event-ID
@@ -266,6 +294,7 @@ func (r *Relay) streamRun(sw *sseWriter, req *http.Request, t *thread, j joinPoi
 		r.trim(ctx, t, trim)
 		if err == nil {
 			sendPrelude()
+			atEnd = !j.behind
 			done, err = readLog()
 		}
 	}
