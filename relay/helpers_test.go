@@ -87,8 +87,23 @@ func readSSE(body io.Reader, lastID string) ([]sseEvent, error) {
 // the status and the events.
 func get(t testing.TB, url, lastID string) (int, []sseEvent) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
+	return sendSSE(t, http.MethodGet, url, nil, lastID)
+}
+
+// sendSSE sends a request of method to url, with body as JSON when not nil
+// and Last-Event-ID lastID (none when ""), and returns the status and the
+// events of the answer.
+func sendSSE(t testing.TB, method, url string, body []byte, lastID string) (int, []sseEvent) {
+	t.Helper()
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, r)
 	require.NoError(t, err)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
 	}

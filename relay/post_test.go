@@ -4,7 +4,6 @@
 package relay_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -247,16 +246,7 @@ func TestRelayReconnectAgentRunID(t *testing.T) {
 // returns the status and the events.
 func postWith(t testing.TB, base string, input []byte, lastID string) (int, []sseEvent) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, base+"/agent", bytes.NewReader(input))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Last-Event-ID", lastID)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	events, err := readSSE(resp.Body, lastID)
-	require.NoError(t, err)
-	return resp.StatusCode, events
+	return sendSSE(t, http.MethodPost, base+"/agent", input, lastID)
 }
 
 // TestRelayInputTotals runs a thread up to the Consumer's totals, then
