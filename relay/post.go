@@ -54,7 +54,7 @@ func (r *Relay) postAgent(w http.ResponseWriter, req *http.Request) {
 	var ru *run
 	var status int
 	var err error
-	for deadline := time.Now().Add(endWait); ; {
+	for deadline, pause := time.Now().Add(endWait), endPoll; ; pause *= 2 {
 		if t.isReconnect(req.Context(), in, lastID, reconnect) {
 			j := t.join(lastID)
 			t.mu.Unlock()
@@ -67,7 +67,7 @@ func (r *Relay) postAgent(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 		ru, status, err = r.startRun(req, t, g, body, taken, in, raw.State)
-		if status != http.StatusConflict || !r.waitRunEnd(req.Context(), t, deadline) {
+		if status != http.StatusConflict || !r.waitRunEnd(req.Context(), t, deadline, pause) {
 			break
 		}
 	}
@@ -277,10 +277,15 @@ const endWait = 2 * time.Second
 // the end of the run is recorded, and its relay (this one or another) has
 // yet to release the lease, or failed to and the lease is to expire. A
 // client that reads a run's end and starts its next run at once (a
-// client-side tool's result, say) would otherwise be refused with 409. It reports whether it waited, with t synced again; it
-// does not wait for a run that has not recorded its end. The caller holds
-// t.mu, which it lets go while it waits.
-func (r *Relay) waitRunEnd(ctx context.Context, t *thread, deadline time.Time) bool {
+// client-side tool's result, say) would otherwise be refused with 409. It
+// reports whether it waited, with t synced again. It does not wait for a
+// run of this relay that has not recorded its start. One of another relay
+// that has taken the lease but not yet recorded its start cannot be told
+// from one that has ended: the POST asks for the lease again after pause
+// (which its caller doubles each time, so that such a POST costs a few
+// store calls) until deadline, then gets its 409. The caller holds t.mu,
+// which it lets go while it waits.
+func (r *Relay) waitRunEnd(ctx context.Context, t *thread, deadline time.Time, pause time.Duration) bool {
 	if t.running == nil && t.sync(ctx) != nil { // another relay's run: it may have ended since t was read
 		return false
 	}
@@ -295,17 +300,17 @@ func (r *Relay) waitRunEnd(ctx context.Context, t *thread, deadline time.Time) b
 		done = ru.done
 	}
 	t.mu.Unlock()
-	pause := time.NewTimer(min(endPoll, time.Until(deadline)))
-	defer pause.Stop()
+	timer := time.NewTimer(min(pause, time.Until(deadline)))
+	defer timer.Stop()
 	select {
 	case <-done: // nil for another relay's run: its lease is asked for again after the pause
-	case <-pause.C:
+	case <-timer.C:
 	case <-ctx.Done():
 	}
 	t.mu.Lock()
 	return ctx.Err() == nil && t.sync(ctx) == nil
 }
 
-// endPoll is how often a POST that waits for another relay to let a
-// thread go asks for its lease again.
+// endPoll is how long a POST that waits for another relay to let a thread
+// go first waits before it asks for the lease again.
 const endPoll = 20 * time.Millisecond

@@ -4,11 +4,13 @@
 package relay_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -284,4 +286,41 @@ func TestRelayInputTotals(t *testing.T) {
 			assert.Len(t, a.Inputs(), 1, "the agent is not called")
 		})
 	}
+}
+
+// leaseCounter is a store that counts the calls of Lease.
+type leaseCounter struct {
+	relay.Store
+	leases atomic.Int64
+}
+
+func (s *leaseCounter) Lease(ctx context.Context, thread, holder, run string, ttl time.Duration) error {
+	s.leases.Add(1)
+	return s.Store.Lease(ctx, thread, holder, run, ttl)
+}
+
+// TestRelayConflictNotRecorded posts a run to relay B while relay A holds
+// the thread for a run whose agent has not answered (nothing recorded):
+// B cannot tell it from a run whose end is recorded and whose lease is
+// about to go, and asks again, but with a pause that doubles, so that the
+// POST's 409 costs a few store calls (it made 96 at a fixed 20 ms).
+func TestRelayConflictNotRecorded(t *testing.T) {
+	t.Parallel()
+	a := agenttest.NewScript(t, agenttest.Echo([][]byte{
+		[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`),
+		[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`),
+	}))
+	release := a.Hold(0)
+	defer release()
+	mem := relay.NewMemory(nil)
+	counted := &leaseCounter{Store: mem}
+	_, baseA := newRelay(t, a, relay.Options{Store: mem})
+	_, baseB := newRelay(t, a, relay.Options{Store: counted})
+	first := openSSE(t, http.MethodPost, baseA+"/agent", []byte(`{"threadId":"t","runId":"r1","messages":[]}`), "", 1)
+	waitFor(t, "the agent called", func() bool { return len(a.Inputs()) == 1 })
+	status, _, body := send(t, http.MethodPost, baseB+"/agent", "", []byte(`{"threadId":"t","runId":"r2","messages":[]}`))
+	assert.Equal(t, http.StatusConflict, status, body)
+	assert.LessOrEqual(t, counted.leases.Load(), int64(10), "Lease calls of the refused POST")
+	release()
+	first.wait(t)
 }
