@@ -37,7 +37,9 @@ type MemoryOptions struct {
 	// MaxBytes is the most bytes of events and checkpoints the Memory holds,
 	// of all its tenants (not counting the Go values around them, about 100
 	// bytes per event). 0 means the default, 512 MiB; a negative value, no
-	// bound.
+	// bound. A run's end appended alone (a RUN_FINISHED or RUN_ERROR of at
+	// most 1 KiB) is taken past it, so that a run that filled the Memory
+	// still ends and its thread can run again once there is room.
 	MaxBytes int64
 
 	// TTL is how long a thread whose log does not grow is kept: from its
@@ -137,7 +139,7 @@ func (m *Memory) begin(ctx context.Context, op, thread string) error {
 
 // Append implements [Store.Append]. It returns an error wrapping [ErrFull]
 // when the events do not fit in MaxBytes, even once every thread that
-// holds no lease is evicted.
+// holds no lease is evicted, unless they are a run's end (see MaxBytes).
 func (m *Memory) Append(ctx context.Context, thread string, pos int64, events ...[]byte) error {
 	if err := m.begin(ctx, "append to", thread); err != nil {
 		return err
@@ -158,7 +160,7 @@ func (m *Memory) Append(ctx context.Context, thread string, pos int64, events ..
 	for _, e := range events {
 		size += int64(len(e))
 	}
-	if err := m.s.room(t, size, now); err != nil {
+	if err := m.s.room(t, size, now); err != nil && !isRunEnd(events) {
 		return memError("append to", thread, err)
 	}
 	for _, e := range events {
@@ -323,4 +325,18 @@ func (s memPager) Wait(ctx context.Context, after int64, n int) ([]Entry, error)
 
 func memError(op, thread string, err error) error {
 	return fmt.Errorf("aguistate: %s thread %q: %w", op, thread, err)
+}
+
+// maxEndOverrun is the size of the largest run's end that a full Memory
+// takes past MaxBytes.
+const maxEndOverrun = 1 << 10
+
+// isRunEnd reports whether events are one run's end of at most
+// maxEndOverrun bytes: a RUN_FINISHED or a RUN_ERROR.
+func isRunEnd(events [][]byte) bool {
+	if len(events) != 1 || len(events[0]) > maxEndOverrun {
+		return false
+	}
+	typ := eventType(events[0])
+	return typ == "RUN_FINISHED" || typ == "RUN_ERROR"
 }

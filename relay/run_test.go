@@ -218,4 +218,49 @@ func TestRelayStoreFull(t *testing.T) {
 		require.NotEmpty(t, viewed)
 		assert.Contains(t, viewed[len(viewed)-1].data, relay.CodeStoreFull, "the viewer sees the run end")
 	})
+	t.Run("no room left for its end", func(t *testing.T) {
+		t.Parallel()
+		const maxBytes = 2000
+		store := relay.NewMemory(&relay.MemoryOptions{MaxBytes: maxBytes})
+		fill := make(chan int, 1)
+		agent := serveFunc(t, func(w http.ResponseWriter, req *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r1\"}\n\n"+
+				"data: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\",\"role\":\"assistant\"}\n\n")
+			w.(http.Flusher).Flush()
+			var n int
+			select {
+			case n = <-fill:
+			case <-req.Context().Done():
+				return
+			}
+			fmt.Fprintf(w, "data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":%q}\n\n", strings.Repeat("x", n))
+			w.(http.Flusher).Flush()
+			time.Sleep(100 * time.Millisecond) // appended alone
+			fmt.Fprintf(w, "data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":%q}\n\n", strings.Repeat("y", 300))
+			w.(http.Flusher).Flush()
+			<-req.Context().Done() // the relay has ended the run
+		})
+		base := serve(t, relay.New(&aguistate.Agent{URL: agent}, &relay.Options{Store: store}))
+		ran := make(chan error, 1)
+		go func() {
+			_, err := runThread(t, base, "r1")
+			ran <- err
+		}()
+		waitFor(t, "the run's start recorded", func() bool { return len(logTypes(t, store, "t")) >= 2 })
+		held := 0
+		for e, err := range store.Read(context.Background(), "t", 0) {
+			require.NoError(t, err)
+			held += len(e.Event)
+		}
+		fill <- maxBytes - held - len(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":""}`) - 10 // 10 bytes left
+		var re *aguistate.RunError
+		require.ErrorAs(t, <-ran, &re, "the client gets the run's end")
+		assert.Equal(t, relay.CodeStoreFull, re.Code)
+		types := logTypes(t, store, "t")
+		assert.Equal(t, "RUN_ERROR", types[len(types)-1], "the run's end is recorded past MaxBytes")
+		status, events := get(t, base+"/threads/t/events", "")
+		assert.Equal(t, http.StatusOK, status)
+		require.NotEmpty(t, events, "a viewer gets the thread, not a run that never ends")
+	})
 }
