@@ -178,23 +178,8 @@ func TestRelayStoreFull(t *testing.T) {
 	t.Run("during the run", func(t *testing.T) {
 		t.Parallel()
 		store := relay.NewMemory(&relay.MemoryOptions{MaxBytes: 1000})
-		joined := make(chan struct{})
-		agent := serveFunc(t, func(w http.ResponseWriter, req *http.Request) {
-			w.Header().Set("Content-Type", "text/event-stream")
-			fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r1\"}\n\n")
-			w.(http.Flusher).Flush()
-			select {
-			case <-joined:
-			case <-req.Context().Done():
-				return
-			}
-			fmt.Fprintf(w, "data: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\",\"role\":\"assistant\"}\n\n"+
-				"data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":%q}\n\n"+
-				"data: {\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m\"}\n\n"+
-				"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r1\"}\n\n", big)
-			w.(http.Flusher).Flush()
-			<-req.Context().Done() // the relay has ended the run
-		})
+		stages := make(chan []string, 1)
+		agent := stagedAgent(t, []string{`{"type":"RUN_STARTED","threadId":"t","runId":"r1"}`}, stages)
 		base := serve(t, relay.New(&aguistate.Agent{URL: agent}, &relay.Options{Store: store}))
 		ran := make(chan error, 1)
 		go func() {
@@ -205,7 +190,9 @@ func TestRelayStoreFull(t *testing.T) {
 		resp, err := http.Get(base + "/threads/t/events")
 		require.NoError(t, err)
 		defer resp.Body.Close()
-		close(joined)
+		stages <- []string{`{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}`,
+			fmt.Sprintf(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":%q}`, big),
+			`{"type":"TEXT_MESSAGE_END","messageId":"m"}`, `{"type":"RUN_FINISHED","threadId":"t","runId":"r1"}`}
 		viewed, err := readSSE(resp.Body, "")
 		require.NoError(t, err)
 
@@ -222,25 +209,9 @@ func TestRelayStoreFull(t *testing.T) {
 		t.Parallel()
 		const maxBytes = 2000
 		store := relay.NewMemory(&relay.MemoryOptions{MaxBytes: maxBytes})
-		fill := make(chan int, 1)
-		agent := serveFunc(t, func(w http.ResponseWriter, req *http.Request) {
-			w.Header().Set("Content-Type", "text/event-stream")
-			fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r1\"}\n\n"+
-				"data: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\",\"role\":\"assistant\"}\n\n")
-			w.(http.Flusher).Flush()
-			var n int
-			select {
-			case n = <-fill:
-			case <-req.Context().Done():
-				return
-			}
-			fmt.Fprintf(w, "data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":%q}\n\n", strings.Repeat("x", n))
-			w.(http.Flusher).Flush()
-			time.Sleep(100 * time.Millisecond) // appended alone
-			fmt.Fprintf(w, "data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":%q}\n\n", strings.Repeat("y", 300))
-			w.(http.Flusher).Flush()
-			<-req.Context().Done() // the relay has ended the run
-		})
+		stages := make(chan []string, 2)
+		agent := stagedAgent(t, []string{`{"type":"RUN_STARTED","threadId":"t","runId":"r1"}`,
+			`{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}`}, stages)
 		base := serve(t, relay.New(&aguistate.Agent{URL: agent}, &relay.Options{Store: store}))
 		ran := make(chan error, 1)
 		go func() {
@@ -253,7 +224,12 @@ func TestRelayStoreFull(t *testing.T) {
 			require.NoError(t, err)
 			held += len(e.Event)
 		}
-		fill <- maxBytes - held - len(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":""}`) - 10 // 10 bytes left
+		content := func(delta string) []string {
+			return []string{fmt.Sprintf(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":%q}`, delta)}
+		}
+		stages <- content(strings.Repeat("x", maxBytes-held-len(content("")[0])-10)) // 10 bytes left
+		time.Sleep(100 * time.Millisecond)                                           // appended alone
+		stages <- content(strings.Repeat("y", 300))
 		var re *aguistate.RunError
 		require.ErrorAs(t, <-ran, &re, "the client gets the run's end")
 		assert.Equal(t, relay.CodeStoreFull, re.Code)
@@ -262,5 +238,25 @@ func TestRelayStoreFull(t *testing.T) {
 		status, events := get(t, base+"/threads/t/events", "")
 		assert.Equal(t, http.StatusOK, status)
 		require.NotEmpty(t, events, "a viewer gets the thread, not a run that never ends")
+	})
+}
+
+// stagedAgent serves an agent whose run streams the events first, then each
+// batch of events the test sends on stages, flushed together, until the
+// relay ends the run.
+func stagedAgent(t *testing.T, first []string, stages <-chan []string) string {
+	return serveFunc(t, func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for batch := first; ; {
+			for _, ev := range batch {
+				fmt.Fprintf(w, "data: %s\n\n", ev)
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case batch = <-stages:
+			case <-req.Context().Done():
+				return
+			}
+		}
 	})
 }
