@@ -43,8 +43,8 @@ var (
 	// holds a lease. Nothing was written.
 	ErrFull = errors.New("aguistate: store full")
 
-	// ErrBadCursor reports a cursor that no [Store.Threads] of the store
-	// gave.
+	// ErrBadCursor reports a cursor that the store's [Store.Threads]
+	// cannot read: none of its listings gives one of that form.
 	ErrBadCursor = errors.New("aguistate: bad cursor")
 
 	// ErrUnauthenticated is the error an [Authorize] hook wraps to refuse a

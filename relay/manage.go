@@ -7,7 +7,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/aguistate/aguistate/internal/jsonv"
 )
@@ -27,18 +26,24 @@ type threadsPage struct {
 // so that a client names the thread with the bytes the store holds.
 type threadEntry struct {
 	ThreadID  json.RawMessage `json:"threadId"`
-	UpdatedAt time.Time       `json:"updatedAt"`
+	UpdatedAt string          `json:"updatedAt"` // RFC 3339 in UTC, milliseconds: updatedLayout
 	Running   bool            `json:"running"`
 	LastRunID json.RawMessage `json:"lastRunId"`
 	Events    int64           `json:"events"`
 }
 
+// updatedLayout is how GET /threads writes a thread's updatedAt: RFC 3339
+// in UTC with three digits of fraction whatever the store's clock keeps
+// (Memory nanoseconds, Redis and PostgreSQL microseconds), so that a client
+// that parses one fixed layout reads every store's.
+const updatedLayout = "2006-01-02T15:04:05.000Z07:00"
+
 // getThreads serves GET /threads: a page of the tenant's threads, newest
 // change first (see Store.Threads), as {"threads": [...], "next": C}.
 // ?limit=N asks for at most N threads (1 or more; default 100, at most
 // MaxThreadsPage); ?cursor=C for the page after the one whose "next" C was.
-// A limit that is no positive integer, and a cursor that no listing gave,
-// get 400; "next" is absent after the last page.
+// A limit that is no positive integer, and a cursor that the store cannot
+// read (ErrBadCursor), get 400; "next" is absent after the last page.
 func (r *Relay) getThreads(w http.ResponseWriter, req *http.Request) {
 	g, ok := r.authorize(w, req, ActionList, "")
 	if !ok {
@@ -61,7 +66,7 @@ func (r *Relay) getThreads(w http.ResponseWriter, req *http.Request) {
 	infos, next, err := r.tenant(g.Tenant).Threads(req.Context(), q.Get("cursor"), limit)
 	switch {
 	case errors.Is(err, ErrBadCursor):
-		r.fail(w, req, http.StatusBadRequest, "aguistate: the cursor is not one a listing gave", nil)
+		r.fail(w, req, http.StatusBadRequest, "aguistate: the cursor is not one the store can read", nil)
 		return
 	case err != nil:
 		r.storeFailed(w, req, err)
@@ -69,7 +74,7 @@ func (r *Relay) getThreads(w http.ResponseWriter, req *http.Request) {
 	}
 	page := threadsPage{Threads: make([]threadEntry, len(infos)), Next: next}
 	for i, info := range infos {
-		page.Threads[i] = threadEntry{ThreadID: jsonv.AppendString(nil, info.ID), UpdatedAt: info.UpdatedAt.UTC(), Running: info.Running,
+		page.Threads[i] = threadEntry{ThreadID: jsonv.AppendString(nil, info.ID), UpdatedAt: info.UpdatedAt.UTC().Format(updatedLayout), Running: info.Running,
 			LastRunID: jsonv.AppendString(nil, info.LastRunID), Events: info.Events}
 	}
 	body, err := json.Marshal(page)

@@ -35,11 +35,11 @@ func tenantHook(h *recorder) relay.Authorize {
 // listing is the answer of GET /threads.
 type listing struct {
 	Threads []struct {
-		ThreadID  string    `json:"threadId"`
-		UpdatedAt time.Time `json:"updatedAt"`
-		Running   bool      `json:"running"`
-		LastRunID string    `json:"lastRunId"`
-		Events    int64     `json:"events"`
+		ThreadID  string `json:"threadId"`
+		UpdatedAt string `json:"updatedAt"`
+		Running   bool   `json:"running"`
+		LastRunID string `json:"lastRunId"`
+		Events    int64  `json:"events"`
 	} `json:"threads"`
 	Next *string `json:"next"`
 }
@@ -111,8 +111,9 @@ func TestRelayListThreads(t *testing.T) {
 		})
 	}
 
-	status, _, body := send(t, http.MethodGet, base+"/threads", "Bearer good", nil, "X-Tenant", "a")
+	status, header, body := send(t, http.MethodGet, base+"/threads", "Bearer good", nil, "X-Tenant", "a")
 	require.Equal(t, http.StatusOK, status, body)
+	assert.Equal(t, "no-store", header.Get("Cache-Control"))
 	var l listing
 	require.NoError(t, json.Unmarshal([]byte(body), &l))
 	require.Len(t, l.Threads, 5, "the default limit is 100")
@@ -121,11 +122,17 @@ func TestRelayListThreads(t *testing.T) {
 	assert.Equal(t, "t1", th.ThreadID)
 	assert.Equal(t, int64(2), th.Events)
 	assert.False(t, th.Running)
-	assert.WithinDuration(t, time.Now(), th.UpdatedAt, time.Minute)
+	assert.Regexp(t, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`, th.UpdatedAt, "RFC 3339 in UTC with milliseconds, whatever the store's clock keeps")
+	updated, err := time.Parse(time.RFC3339, th.UpdatedAt)
+	require.NoError(t, err)
+	assert.WithinDuration(t, time.Now(), updated, time.Minute)
 	th = l.Threads[2]
 	assert.Equal(t, "t3", th.ThreadID)
 	assert.True(t, th.Running, "another relay holds its lease")
 	assert.Equal(t, "run-3", th.LastRunID)
+	status, header, body = send(t, http.MethodGet, base+"/threads/t1", "Bearer good", nil, "X-Tenant", "a")
+	require.Equal(t, http.StatusOK, status, body)
+	assert.Equal(t, "no-store", header.Get("Cache-Control"), "a thread's state changes with its next run")
 
 	h.take()
 	for _, tc := range []struct {

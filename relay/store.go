@@ -134,8 +134,10 @@ type Store interface {
 	// the first page). It returns the cursor of the next page, "" when no
 	// thread follows. A thread that does not change meanwhile is on exactly
 	// one page; one that changes may move to the front. A page may hold
-	// fewer than limit threads before the last. A cursor that no listing of
-	// the store gave returns an error wrapping [ErrBadCursor].
+	// fewer than limit threads before the last. A cursor that the store
+	// cannot read (no listing of it gave one of that form) returns an error
+	// wrapping [ErrBadCursor]; the cursors are positions in the listing, and
+	// one of the right form that no listing gave lists from that position.
 	Threads(ctx context.Context, cursor string, limit int) (threads []ThreadInfo, next string, err error)
 
 	// Delete removes the thread: its log, checkpoint, lease, stop, last run

@@ -97,7 +97,7 @@ func (r *Relay) noThread(w http.ResponseWriter, req *http.Request, t *thread) {
 }
 
 // getThread serves GET /threads/{threadId}: the thread's state and
-// messages.
+// messages, with Cache-Control no-store (the next run changes them).
 func (r *Relay) getThread(w http.ResponseWriter, req *http.Request) {
 	t := r.openRoute(w, req, ActionRead)
 	if t == nil {
@@ -119,6 +119,7 @@ func (r *Relay) getThread(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
 	_, _ = w.Write(append(body, '\n'))
 }
 
