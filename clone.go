@@ -12,12 +12,12 @@ package aguistate
 // one applies, the other does not see.
 //
 // It costs O(1) and allocates one Consumer: the two share c's current
-// view, which is immutable, and each copies what it changes, in O(log n)
-// of what it holds per change, as successive views of one Consumer do.
-// The text of a message (or a tool call's arguments) that streams in
-// grows in place in a buffer that only the Consumer that made it writes
-// into, past the text it holds: the other copies the text the first time
-// it appends to it, in O(its length), and then appends in place too.
+// view, which is immutable, and a change to either copies only what it
+// changes, as a change to c alone would. The text of a message (or a tool
+// call's arguments) that streams in grows in place, in a buffer that only
+// the Consumer that made it writes into, past the text it holds: the
+// other copies the text the first time it appends to it, in O(its
+// length), and then appends in place too.
 //
 // It takes no lock: it is safe to call while another goroutine applies
 // events to c, and returns c as it was between two events.
