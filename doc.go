@@ -14,7 +14,8 @@
 // ([Consumer.PendingToolCalls]). Use [Value.Decode] to validate state
 // before acting on it, [Consumer.Resume] to answer interrupts, and
 // [Consumer.Checkpoint] and
-// [Restore] to keep a thread across restarts. Use [Consumer.Prelude] to
+// [Restore] to keep a thread across restarts, and [Consumer.Clone] to try
+// events on a copy of a thread that costs nothing. Use [Consumer.Prelude] to
 // bring a viewer who joins mid-thread to where the Consumer stands, and
 // [Consumer.Follow] and [Agent].Reconnects to follow a relay's thread
 // (package github.com/aguistate/aguistate/relay) across dropped

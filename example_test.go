@@ -684,6 +684,24 @@ func ExampleRestore() {
 	// Output: {"n":12345678901234567890} {"id":"m1","role":"assistant","content":"Hello"}
 }
 
+// Clone tries changes on a copy of a thread, at no cost whatever the
+// thread holds: here a message past MaxMessages, and text that streams
+// into the open message apart from the original's.
+func ExampleConsumer_Clone() {
+	c := aguistate.New(&aguistate.Options{MaxMessages: 2})
+	_ = c.AddMessages(aguistate.UserMessage("Hi"))
+	_ = c.Apply([]byte(`{"type":"TEXT_MESSAGE_CHUNK","messageId":"a1","delta":"Hel"}`))
+
+	try := c.Clone()
+	fmt.Println(try.AddMessages(aguistate.UserMessage("And?")))
+	_ = try.Apply([]byte(`{"type":"TEXT_MESSAGE_CHUNK","delta":"p!"}`))
+	_ = c.Apply([]byte(`{"type":"TEXT_MESSAGE_CHUNK","delta":"lo"}`))
+	fmt.Println(c.Messages()[1].Text(), try.Messages()[1].Text())
+	// Output:
+	// aguistate: limit exceeded: 3 messages, more than MaxMessages (2)
+	// Hello Help!
+}
+
 // Equal compares JSON values as RFC 6902 does: numbers by value, objects
 // whatever their member order. String compares text.
 func ExampleValue_Equal() {

@@ -225,10 +225,11 @@ func hasEntries(resume json.RawMessage) bool {
 // the relay could not record never reaches the agent: the events that
 // record it (see startEvents), applied to a new Consumer with the relay's
 // options, must each be within its limits (MaxEventSize, the state's, a
-// message's); and when they add messages to the thread, applied to a copy
-// of the thread (restored from its checkpoint, in O(n) of what it holds),
-// within its totals too (MaxMessages, MaxTotalMessageSize). The error is an
-// *inputError. The caller holds t.mu and has synced t.
+// message's); and when they add messages to the thread, applied to a clone
+// of the thread (aguistate.Consumer.Clone, which costs what the events
+// change, not what the thread holds), within its totals too (MaxMessages,
+// MaxTotalMessageSize). The error is an *inputError. The caller holds t.mu
+// and has synced t.
 func (r *Relay) checkRecord(t *thread, in aguistate.RunAgentInput, state json.RawMessage) error {
 	events, _, err := startEvents(t.c, in, state, nil)
 	if err != nil {
@@ -243,10 +244,7 @@ func (r *Relay) checkRecord(t *thread, in aguistate.RunAgentInput, state json.Ra
 	if !addsMessages(t.c, in) {
 		return nil
 	}
-	thread, err := aguistate.Restore(t.c.Checkpoint(), r.o.Consumer)
-	if err != nil { // not what the relay wrote: the record's append says what is wrong
-		return nil
-	}
+	thread := t.c.Clone()
 	for i, ev := range events {
 		if err := thread.Apply(ev); err != nil {
 			return &inputError{err: err, event: i}

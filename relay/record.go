@@ -31,15 +31,14 @@ import (
 // reads them back, byte for byte: a lone surrogate escape (\ud800) stays
 // one, where encoding/json would write U+FFFD.
 func startEvents(c *aguistate.Consumer, in aguistate.RunAgentInput, state json.RawMessage, agent [][]byte) (events [][]byte, fromAgent bool, err error) {
-	held := make(map[string]bool)
-	for _, m := range c.Messages() {
-		held[m.ID()] = true
-	}
+	added := make(map[string]bool) // the ids taken so far: an input may repeat one
 	messages := []aguistate.Message{}
 	for _, m := range in.Messages {
-		if m.ID() != "" && !held[m.ID()] {
-			held[m.ID()] = true
-			messages = append(messages, m)
+		if id := m.ID(); id != "" && !added[id] {
+			if _, held := c.Message(id); !held {
+				added[id] = true
+				messages = append(messages, m)
+			}
 		}
 	}
 	list, err := json.Marshal(messages)

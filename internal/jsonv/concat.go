@@ -16,8 +16,10 @@ import (
 // Concat only ever writes past it, so no string it returned ever changes:
 // older values of the message keep seeing their own bytes, and readers need
 // no lock. A string that is not at the end of its buffer (it was extended
-// already, by an event that was then rejected), that another Concat made,
-// or that did not come from a Concat is copied into a new buffer instead.
+// already, by an event that was then rejected), that another Concat made
+// (two Consumers that share a value, a clone and its original, may append
+// to it at once), or that did not come from a Concat is copied into a new
+// buffer instead: only the Concat that made a buffer writes into it.
 // Nothing else holds the buffers: one is freed with the last string that
 // uses it, and is at most half as long again as its longest string, and 16
 // bytes.

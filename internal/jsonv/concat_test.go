@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -26,6 +27,23 @@ func TestConcat(t *testing.T) {
 		assert.Equal(t, len(Marshal(n)), n.Size(), "size is kept up to date")
 	}
 	assert.Equal(t, "x", c.Append(nil, "x").Text())
+}
+
+// TestConcatOwnBuffers appends to one string with two Concats, as the
+// Consumers of a thread and of its clone do, perhaps at once: only the
+// Concat that made its buffer writes past the string in place, even when
+// the other comes first; the other copies the text.
+func TestConcatOwnBuffers(t *testing.T) {
+	t.Parallel()
+	var maker, other Concat
+	s := maker.Append(NewString(""), "go:")
+	o := other.Append(s, "2")
+	m := maker.Append(s, "1")
+	assert.Equal(t, []string{"go:", "go:1", "go:2"}, []string{s.Text(), m.Text(), o.Text()})
+	data := func(n *Node) *byte { return unsafe.StringData(n.Text()) }
+	assert.NotSame(t, data(s), data(o), "the other Concat copies the text")
+	assert.Same(t, data(s), data(m), "the maker appends in place")
+	assert.Same(t, data(o), data(other.Append(o, "3")), "then each appends in place to its own")
 }
 
 // BenchmarkConcat streams a 1 MB text in 4-byte pieces: the cost per piece
