@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"errors"
 	"net/http"
-	"runtime"
 	"strconv"
 	"time"
 )
@@ -73,10 +72,6 @@ func (s *sseWriter) event(id string, hasID bool, data []byte) error {
 	if !s.sentOne {
 		s.sentOne = true
 		s.flush()
-		// With one P, a viewer that reads in this process (a test, an
-		// embedded client) would get the CPU only once the stream blocks,
-		// after it has made more events (a prelude of 37,000 steps: 20 ms).
-		runtime.Gosched()
 	}
 	return s.err
 }

@@ -213,16 +213,29 @@ func (t *thread) subscribe() *sub {
 		go t.watch(ctx, t.pos)
 		go t.watchLease(ctx)
 	}
-	s := &sub{ch: make(chan entry, subBuffer)}
+	s := &sub{ch: subChans.Get().(chan entry)}
 	t.subs[s] = struct{}{}
 	return s
 }
+
+// subChans holds the channels of subscriptions that ended on the hub (see
+// unsubscribe), emptied, for the next: one of subBuffer entries takes 40
+// KB, which each join would allocate and clear.
+var subChans = sync.Pool{New: func() any { return make(chan entry, subBuffer) }}
 
 // unsubscribe removes a viewer; the last stops the watcher. It returns the
 // position before which the log is to be trimmed now that the watcher no
 // longer holds the trim back (see heldTrim), or 0. The caller holds t.mu.
 func (t *thread) unsubscribe(s *sub) (trim int64) {
-	delete(t.subs, s)
+	if _, on := t.subs[s]; on { // its channel is open, and the hub sends it nothing more
+		delete(t.subs, s)
+		for len(s.ch) > 0 {
+			<-s.ch
+		}
+		s.bytes.Store(0)
+		subChans.Put(s.ch)
+		s.ch = nil
+	}
 	delete(t.lagging, s)
 	if len(t.subs) == 0 {
 		t.stopWatching()
