@@ -18,6 +18,9 @@ import (
 // (follow=thread) rather than its run in progress (no follow parameter),
 // or an error for another follow value.
 func followMode(req *http.Request) (bool, error) {
+	if req.URL.RawQuery == "" { // no query to parse
+		return false, nil
+	}
 	q := req.URL.Query()
 	if !q.Has("follow") {
 		return false, nil

@@ -3,7 +3,6 @@
 package relay
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -171,36 +170,6 @@ func (t *thread) isReconnect(ctx context.Context, in aguistate.RunAgentInput, la
 		}
 	}
 	return true
-}
-
-// startedBy reports whether the input that started t's last run had the
-// run id runID: the run this relay runs, else the last RUN_STARTED that
-// the log holds, whose "input" is the record of it (see startEvents). The
-// log is read only for a POST with a Last-Event-ID (reconnect), as
-// Consumer.RunAgent reconnects, from KeepEvents before the last checkpoint
-// known: a run whose RUN_STARTED is trimmed is not found, and the POST is
-// a new run. The caller holds t.mu and has synced t.
-func (t *thread) startedBy(ctx context.Context, runID string, reconnect bool) bool {
-	if ru := t.running; ru != nil {
-		return ru.in.RunID == runID
-	}
-	if !reconnect {
-		return false
-	}
-	last, found := "", false
-	for e, err := range t.store.Read(ctx, t.id, max(0, t.cpPos-int64(t.r.o.KeepEvents)-1)) {
-		if err != nil || e.Pos > t.pos {
-			break
-		}
-		if !bytes.Contains(e.Event, []byte("RUN_STARTED")) && !bytes.Contains(e.Event, []byte(`\u`)) || eventType(e.Event) != "RUN_STARTED" {
-			continue
-		}
-		var ev struct{ Input json.RawMessage }
-		var in aguistate.RunAgentInput
-		found = json.Unmarshal(e.Event, &ev) == nil && ev.Input != nil && in.UnmarshalJSON(ev.Input) == nil
-		last = in.RunID
-	}
-	return found && last == runID
 }
 
 // lastEventID returns req's Last-Event-ID header, and whether it has one

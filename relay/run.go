@@ -461,6 +461,9 @@ func (r *Relay) write(ctx context.Context, ru *run, batch [][]byte, first bool) 
 		}
 	} else if fatal == nil {
 		t.pos += int64(n)
+		for _, ev := range batch {
+			t.started.note(ev)
+		}
 	}
 	if first { // what the record needed: let it go
 		ru.startPos = pos + 1

@@ -31,6 +31,7 @@ type thread struct {
 	c       *aguistate.Consumer // nil when it must be loaded again
 	pos     int64               // the log's events that c has applied
 	cpPos   int64               // position of the store's checkpoint, as far as known
+	started startedRun          // the input runId of the log's last RUN_STARTED up to pos (see startedBy)
 	running *run                // this relay's run on the thread, or nil
 	gone    chan struct{}       // closed when the thread is deleted through this relay (see deleted), then made again
 
@@ -165,6 +166,7 @@ func (t *thread) load(ctx context.Context) error {
 	pos, data, err := t.store.LoadCheckpoint(ctx, t.id)
 	if errors.Is(err, ErrNoCheckpoint) {
 		t.c, t.pos, t.cpPos = aguistate.New(t.r.o.Consumer), 0, 0
+		t.started = startedRun{known: true} // no RUN_STARTED yet
 		return nil
 	}
 	if err != nil {
@@ -175,6 +177,7 @@ func (t *thread) load(ctx context.Context) error {
 		return fmt.Errorf("aguistate: thread %q: the checkpoint at position %d: %w", t.id, pos, err)
 	}
 	t.c, t.pos, t.cpPos = c, pos, pos
+	t.started = startedRun{} // in the log before the checkpoint, or later: see startedBy
 	return nil
 }
 
@@ -197,6 +200,7 @@ func (t *thread) applyLogged(e Entry) {
 		t.r.o.Logger.Warn("aguistate: relay: an event of the log does not apply", "thread", t.id, "pos", e.Pos, "err", err)
 	}
 	t.pos = e.Pos
+	t.started.note(e.Event)
 }
 
 // subscribe adds a viewer to t's hub and returns it. The hub delivers it
@@ -209,16 +213,29 @@ func (t *thread) subscribe() *sub {
 		go t.watch(ctx, t.pos)
 		go t.watchLease(ctx)
 	}
-	s := &sub{ch: make(chan entry, subBuffer)}
+	s := &sub{ch: subChans.Get().(chan entry)}
 	t.subs[s] = struct{}{}
 	return s
 }
+
+// subChans holds the channels of subscriptions that ended on the hub (see
+// unsubscribe), emptied, for the next: one of subBuffer entries takes 40
+// KB, which each join would allocate and clear.
+var subChans = sync.Pool{New: func() any { return make(chan entry, subBuffer) }}
 
 // unsubscribe removes a viewer; the last stops the watcher. It returns the
 // position before which the log is to be trimmed now that the watcher no
 // longer holds the trim back (see heldTrim), or 0. The caller holds t.mu.
 func (t *thread) unsubscribe(s *sub) (trim int64) {
-	delete(t.subs, s)
+	if _, on := t.subs[s]; on { // its channel is open, and the hub sends it nothing more
+		delete(t.subs, s)
+		for len(s.ch) > 0 {
+			<-s.ch
+		}
+		s.bytes.Store(0)
+		subChans.Put(s.ch)
+		s.ch = nil
+	}
 	delete(t.lagging, s)
 	if len(t.subs) == 0 {
 		t.stopWatching()
@@ -356,25 +373,32 @@ func endsRun(event []byte) bool {
 // take "Type" or "TYPE", which are other members).
 func eventType(event []byte) string {
 	dec := json.NewDecoder(bytes.NewReader(event))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+	var typ string
+	if !toMember(dec, "type") || dec.Decode(&typ) != nil {
 		return ""
+	}
+	return typ
+}
+
+// toMember reads from dec, at the start of a JSON object, up to the value
+// of its member named exactly name (the first, where a log's events have
+// one of each), and reports whether it is there.
+func toMember(dec *json.Decoder, name string) bool {
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return false
 	}
 	for dec.More() {
 		key, err := dec.Token()
 		if err != nil {
-			return ""
+			return false
 		}
-		if key == "type" {
-			var typ string
-			if dec.Decode(&typ) != nil {
-				return ""
-			}
-			return typ
+		if key == name {
+			return true
 		}
 		var skip json.RawMessage
 		if dec.Decode(&skip) != nil {
-			return ""
+			return false
 		}
 	}
-	return ""
+	return false
 }

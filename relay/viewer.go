@@ -22,13 +22,13 @@ const keepAlive = 15 * time.Second
 
 // joinPoint is where a viewer joins a thread: the prelude to send first,
 // if any, and the position after which the log's events follow, with the
-// viewer's subscription to the hub when a run is in progress.
+// viewer's subscription to the hub once it has one.
 type joinPoint struct {
 	prelude iter.Seq[[]byte] // made as it is sent (see sendPrelude)
 	after   int64
 	behind  bool // the log held events after after: a read starts at after+1 (see readAtEnd)
 	running bool
-	sub     *sub            // nil when no run is in progress
+	sub     *sub            // nil until the stream subscribes (see streamRun), and when no run is in progress
 	hub     bool            // sub delivers every event after after: the log need not be read first
 	gone    <-chan struct{} // closed when the thread is deleted through this relay
 }
@@ -36,7 +36,9 @@ type joinPoint struct {
 // join returns where a viewer with the SSE Last-Event-ID lastID joins t:
 // after lastID, when it names a position of the log (which the log may no
 // longer hold: stream then sends a prelude); else with a prelude that
-// brings it to t.pos. The caller holds t.mu and has synced t.
+// brings it to t.pos. The stream subscribes to the hub once it has sent
+// what comes before (see streamRun). The caller holds t.mu and has synced
+// t.
 func (t *thread) join(lastID string) joinPoint {
 	j := joinPoint{running: t.c.Running(), gone: t.gone}
 	if t.isPosition(lastID) {
@@ -45,9 +47,6 @@ func (t *thread) join(lastID string) joinPoint {
 		j.prelude, j.after = t.c.PreludeSeq(), t.pos
 	}
 	j.behind = j.after < t.pos
-	if j.running {
-		j.sub = t.subscribe()
-	}
 	return j
 }
 
@@ -310,6 +309,21 @@ func (r *Relay) streamRun(sw *sseWriter, req *http.Request, t *thread, j joinPoi
 		return sent, true
 	}
 	sw.begin()
+	if j.sub == nil { // subscribe once the join is sent, and read what the hub delivered before
+		t.mu.Lock()
+		j.sub = t.subscribe()
+		from := t.hubPos
+		t.mu.Unlock()
+		if from > sent {
+			switch done, err := readLog(); {
+			case err != nil:
+				lose(err)
+				return sent, false
+			case done:
+				return sent, true
+			}
+		}
+	}
 	tick := time.NewTicker(r.keepAlive)
 	defer tick.Stop()
 	var runDone <-chan struct{}
