@@ -262,8 +262,16 @@ func (r *Relay) streamRun(sw *sseWriter, req *http.Request, t *thread, j joinPoi
 		return false, nil
 	}
 
-	// lose ends a stream that cannot go on, for err.
+	// lose ends a stream that cannot go on, for err: without a word when the
+	// thread was deleted through this relay (its log is gone, and the stream
+	// knows why), as the follow loop does.
 	lose := func(err error) {
+		select {
+		case <-j.gone:
+			sw.end()
+			return
+		default:
+		}
 		r.o.Logger.Warn("aguistate: relay: a viewer's stream lost its place", "request", requestID(ctx), "thread", t.id,
 			"sent", sent, "err", err)
 		if post {
