@@ -2,15 +2,20 @@
 
 package relay
 
-import "context"
+import (
+	"context"
 
-// checkpoint is a checkpoint to save: the thread's Consumer at a position,
-// the position before which the log may then be trimmed, and the one
-// before which it is to be trimmed once the hub has passed it (0 when the
-// trim is not held back).
+	"github.com/aguistate/aguistate"
+)
+
+// checkpoint is a checkpoint to save: a Clone of the thread's Consumer at
+// a position (written as a checkpoint when saved, outside t.mu), the
+// position before which the log may then be trimmed, and the one before
+// which it is to be trimmed once the hub has passed it (0 when the trim is
+// not held back).
 type checkpoint struct {
 	pos, trim, held int64
-	data            []byte
+	at              *aguistate.Consumer
 }
 
 // checkpointDue returns the checkpoint to save when every events have come
@@ -18,13 +23,15 @@ type checkpoint struct {
 // and those that this relay's viewers have not yet got (see trimFloor):
 // that part of the trim is held back until the hub and the viewers it
 // dropped have passed it, or the thread's last use ends (see heldTrim).
-// The caller holds t.mu.
+// It costs O(1): the checkpoint's text, O(thread), is written by
+// saveCheckpoint, which the caller calls once it has let go of t.mu. The
+// caller holds t.mu.
 func (t *thread) checkpointDue(every int) *checkpoint {
 	if t.c == nil || t.pos-t.cpPos < int64(every) {
 		return nil
 	}
 	t.cpPos = t.pos
-	cp := &checkpoint{pos: t.pos, trim: t.pos - int64(t.r.o.KeepEvents), data: t.c.Checkpoint()}
+	cp := &checkpoint{pos: t.pos, trim: t.pos - int64(t.r.o.KeepEvents), at: t.c.Clone()}
 	if floor := t.trimFloor(); floor >= 0 && floor+1 < cp.trim {
 		cp.trim, cp.held = floor+1, cp.trim
 	}
@@ -48,7 +55,7 @@ func (r *Relay) saveCheckpoint(ctx context.Context, t *thread, cp *checkpoint) {
 	if cp == nil {
 		return
 	}
-	err := t.store.SaveCheckpoint(ctx, t.id, cp.pos, cp.data)
+	err := t.store.SaveCheckpoint(ctx, t.id, cp.pos, cp.at.Checkpoint())
 	if err == nil {
 		err = t.store.Trim(ctx, t.id, cp.trim)
 	}
