@@ -25,7 +25,12 @@ type pairs = Seq[pair, uint64, pairMax]
 
 // seek returns the position of the first pair whose key is at least k, and
 // that pair when there is one.
-func seek(s *pairs, k uint64) (int, pair, bool) {
+func seek(s *pairs, k uint64) (int, pair, bool) { return search(s, k, true) }
+
+// search is seek, which counts the position only when count is true: a
+// lookup needs the pair alone, and counting reads every child on the left
+// of the path.
+func search(s *pairs, k uint64, count bool) (int, pair, bool) {
 	c, pos := &s.root, 0
 	for c.br != nil {
 		// The children's greatest keys rise: find the first that reaches k,
@@ -39,7 +44,7 @@ func seek(s *pairs, k uint64) (int, pair, bool) {
 				hi = mid
 			}
 		}
-		for j := range lo {
+		for j := 0; count && j < lo; j++ {
 			pos += kids[j].len()
 		}
 		c = &kids[lo]
@@ -61,7 +66,7 @@ func seek(s *pairs, k uint64) (int, pair, bool) {
 
 // lookup returns the value of the first pair with key k.
 func lookup(s *pairs, k uint64) (uint64, bool) {
-	_, p, ok := seek(s, k)
+	_, p, ok := search(s, k, false)
 	if !ok || p.k != k {
 		return 0, false
 	}
@@ -92,6 +97,17 @@ type index[V any] struct {
 	e      editor[pair, uint64, pairMax] // e.tok may change the index in place
 	leaves pairs                         // hash of a key → the leaf holding it; one pair per key
 	up     pairs                         // node → its parent; one pair per node but the root
+	hint   hint                          // the key that the edit under way inserts or removes
+}
+
+// hint is what a Map's lookup found of the one key that an edit inserts
+// or removes, so that the index need not hash the key and search for it
+// again: the key's hash, and 1 + the position of its pair in leaves, or
+// of where its pair goes; at is 0 when no lookup came first. The edit
+// changes no pair of leaves before it places or removes the key.
+type hint struct {
+	h  uint64
+	at int
 }
 
 var seed = maphash.MakeSeed()
@@ -101,10 +117,20 @@ var seed = maphash.MakeSeed()
 var hash = func(key string) uint64 { return maphash.String(seed, key) }
 
 func (x *index[V]) placed(v Entry[V], leaf uint64) {
+	if hn := x.hint; hn.at > 0 {
+		x.hint = hint{}
+		x.leaves.root = x.e.insertRoot(x.leaves.root, hn.at-1, pair{hn.h, leaf})
+		return
+	}
 	x.add(&x.leaves, pair{hash(v.Key), leaf})
 }
 
 func (x *index[V]) removed(v Entry[V], leaf uint64) {
+	if at := x.hint.at; at > 0 {
+		x.hint = hint{}
+		x.leaves.root, _ = x.e.removeRoot(x.leaves.root, at-1)
+		return
+	}
 	x.del(&x.leaves, pair{hash(v.Key), leaf})
 }
 
