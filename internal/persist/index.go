@@ -94,10 +94,11 @@ func find(s *pairs, k, v uint64) int {
 // so an edit changes O(log n) of them. The index hears every move of the
 // Map's tree (it is its tracker) and follows it.
 type index[V any] struct {
-	e      editor[pair, uint64, pairMax] // e.tok may change the index in place
-	leaves pairs                         // hash of a key → the leaf holding it; one pair per key
-	up     pairs                         // node → its parent; one pair per node but the root
-	hint   hint                          // the key that the edit under way inserts or removes
+	tok    uint64 // the token that may change the index in place
+	o      *Owner // the Owner of tok, or nil
+	leaves pairs  // hash of a key → the leaf holding it; one pair per key
+	up     pairs  // node → its parent; one pair per node but the root
+	hint   hint   // the key that the edit under way inserts or removes
 }
 
 // hint is what a Map's lookup found of the one key that an edit inserts
@@ -116,10 +117,16 @@ var seed = maphash.MakeSeed()
 // producer can choose keys that collide. Tests replace it with a weak one.
 var hash = func(key string) uint64 { return maphash.String(seed, key) }
 
+// ed returns the editor of the index's pairs: one of the same batch as the
+// edit of the Map that the index follows.
+func (x *index[V]) ed() *editor[pair, uint64, pairMax] {
+	return &editor[pair, uint64, pairMax]{tok: x.tok, o: x.o}
+}
+
 func (x *index[V]) placed(v Entry[V], leaf uint64) {
 	if hn := x.hint; hn.at > 0 {
 		x.hint = hint{}
-		x.leaves.root = x.e.insertRoot(x.leaves.root, hn.at-1, pair{hn.h, leaf})
+		x.leaves.root = x.ed().insertRoot(x.leaves.root, hn.at-1, pair{hn.h, leaf})
 		return
 	}
 	x.add(&x.leaves, pair{hash(v.Key), leaf})
@@ -128,7 +135,7 @@ func (x *index[V]) placed(v Entry[V], leaf uint64) {
 func (x *index[V]) removed(v Entry[V], leaf uint64) {
 	if at := x.hint.at; at > 0 {
 		x.hint = hint{}
-		x.leaves.root, _ = x.e.removeRoot(x.leaves.root, at-1)
+		x.leaves.root, _ = x.ed().removeRoot(x.leaves.root, at-1)
 		return
 	}
 	x.del(&x.leaves, pair{hash(v.Key), leaf})
@@ -149,27 +156,27 @@ func (x *index[V]) adopted(kid, parent uint64) {
 	i, p, ok := seek(&x.up, kid)
 	switch {
 	case ok && p.k == kid && parent == 0:
-		x.up.root, _ = x.e.removeRoot(x.up.root, i)
+		x.up.root, _ = x.ed().removeRoot(x.up.root, i)
 	case ok && p.k == kid:
 		x.set(&x.up, i, pair{kid, parent})
 	case parent != 0:
-		x.up.root = x.e.insertRoot(x.up.root, i, pair{kid, parent})
+		x.up.root = x.ed().insertRoot(x.up.root, i, pair{kid, parent})
 	}
 }
 
 func (x *index[V]) dropped(id uint64) {
 	if i, p, ok := seek(&x.up, id); ok && p.k == id {
-		x.up.root, _ = x.e.removeRoot(x.up.root, i)
+		x.up.root, _ = x.ed().removeRoot(x.up.root, i)
 	}
 }
 
 func (x *index[V]) set(s *pairs, i int, p pair) {
-	x.e.update(&s.root, i, func(pair) pair { return p })
+	x.ed().update(&s.root, i, func(pair) pair { return p })
 }
 
 func (x *index[V]) add(s *pairs, p pair) {
 	i, _, _ := seek(s, p.k)
-	s.root = x.e.insertRoot(s.root, i, p)
+	s.root = x.ed().insertRoot(s.root, i, p)
 }
 
 func (x *index[V]) del(s *pairs, p pair) {
@@ -177,7 +184,7 @@ func (x *index[V]) del(s *pairs, p pair) {
 	if i < 0 {
 		panic("persist: index lost a key")
 	}
-	s.root, _ = x.e.removeRoot(s.root, i)
+	s.root, _ = x.ed().removeRoot(s.root, i)
 }
 
 // buildIndex makes the index of the tree root from scratch, in O(n log n),

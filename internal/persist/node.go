@@ -311,6 +311,8 @@ func newBranch[T, S any, M Measure[T, S]](kids []node[T, S, M], size int) *branc
 		b = branchWith(func(r *[8]node[T, S, M]) []node[T, S, M] { return r[:] })
 	case size <= 12:
 		b = branchWith(func(r *[12]node[T, S, M]) []node[T, S, M] { return r[:] })
+	case size <= branchMax:
+		b = branchWith(func(r *[branchMax]node[T, S, M]) []node[T, S, M] { return r[:] })
 	case size <= branchMax+1:
 		b = branchWith(func(r *[branchMax + 1]node[T, S, M]) []node[T, S, M] { return r[:] })
 	default:
@@ -331,16 +333,19 @@ func branchWith[T, S any, M Measure[T, S], R any](room func(*R) []node[T, S, M])
 	return &b.branch
 }
 
-// ownBranch makes c's branch one the editor may change, and returns it.
-func (e *editor[T, S, M]) ownBranch(c *node[T, S, M]) *branch[T, S, M] {
+// ownBranch makes c's branch one the editor may change, and returns it. A
+// copy has room for extra more children: an insert may add one, where a
+// remove or a replace adds none, and a path copied for either holds no
+// more than it needs.
+func (e *editor[T, S, M]) ownBranch(c *node[T, S, M], extra int) *branch[T, S, M] {
 	b := c.br
 	if b.own == e.tok {
 		return b
 	}
-	nb := newBranch(b.kids, len(b.kids)+1)
+	nb := newBranch(b.kids, len(b.kids)+extra)
 	nb.n, nb.own, nb.id = b.n, e.tok, b.id
 	c.br = nb
-	alloc[node[T, S, M]](e, len(nb.kids)+1)
+	alloc[node[T, S, M]](e, cap(nb.kids))
 	alloc[branch[T, S, M]](e, 1)
 	return nb
 }
@@ -370,7 +375,7 @@ func (e *editor[T, S, M]) insert(c *node[T, S, M], i int, v T, vs S, atEnd bool)
 		}
 		return right, split
 	}
-	b := e.ownBranch(c)
+	b := e.ownBranch(c, 1)
 	k, off := b.locate(i)
 	r, ok := e.insert(&b.kids[k], off, v, vs, atEnd)
 	b.n++
@@ -484,7 +489,7 @@ func (e *editor[T, S, M]) remove(c *node[T, S, M], i int) (old T, os S) {
 		}
 		return old, os
 	}
-	b := e.ownBranch(c)
+	b := e.ownBranch(c, 0)
 	k, off := b.locate(i)
 	old, os = e.remove(&b.kids[k], off)
 	b.n--
@@ -506,7 +511,7 @@ func (e *editor[T, S, M]) update(c *node[T, S, M], i int, f func(T) T) (os, ns S
 		items[i] = f(items[i])
 		ns = e.m.Of(items[i])
 	} else {
-		b := e.ownBranch(c)
+		b := e.ownBranch(c, 0)
 		k, off := b.locate(i)
 		os, ns = e.update(&b.kids[k], off, f)
 	}
@@ -521,7 +526,7 @@ func (e *editor[T, S, M]) set(c *node[T, S, M], i int, v T, os, ns S) {
 		e.ownItems(c, 0)
 		c.lf.items[i] = v
 	} else {
-		b := e.ownBranch(c)
+		b := e.ownBranch(c, 0)
 		k, off := b.locate(i)
 		e.set(&b.kids[k], off, v, os, ns)
 	}
@@ -573,8 +578,19 @@ func (e *editor[T, S, M]) rebalance(b *branch[T, S, M], k int) {
 		e.resum(R)
 		return
 	}
-	lb, rb := e.ownBranch(L), e.ownBranch(R)
-	nl, nr := len(lb.kids), len(rb.kids)
+	// Each copy gets room for the children it takes from the other.
+	nl, nr := len(L.br.kids), len(R.br.kids)
+	half := (nl + nr) / 2
+	var lx, rx int
+	switch {
+	case nl+nr <= branchMax:
+		lx = nr
+	case nl > nr:
+		rx = nl - half
+	default:
+		lx = nr - half
+	}
+	lb, rb := e.ownBranch(L, lx), e.ownBranch(R, rx)
 	if nl+nr <= branchMax {
 		if e.tr != nil {
 			for j := range rb.kids {
@@ -588,7 +604,6 @@ func (e *editor[T, S, M]) rebalance(b *branch[T, S, M], k int) {
 		b.kids = slices.Delete(b.kids, l+1, l+2)
 		return
 	}
-	half := (nl + nr) / 2
 	var moved []node[T, S, M]
 	if nl > nr {
 		moved = slices.Clone(lb.kids[half:])

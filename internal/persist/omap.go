@@ -181,9 +181,9 @@ func (m Map[V, S, M]) inLeaf(id uint64, key string) (int, V, bool) {
 func (m *Map[V, S, M]) begin(o *Owner, hn hint) editor[Entry[V], S, M] {
 	e := editor[Entry[V], S, M]{tok: o.token(), o: o}
 	if m.ix != nil {
-		if m.ix.e.tok != e.tok {
+		if m.ix.tok != e.tok {
 			ix := *m.ix
-			ix.e.tok, ix.e.o = e.tok, o
+			ix.tok, ix.o = e.tok, o
 			m.ix = &ix
 		}
 		m.ix.hint = hn
@@ -200,7 +200,7 @@ func (m *Map[V, S, M]) end(e *editor[Entry[V], S, M]) {
 		m.ix = nil
 	case m.ix == nil:
 		m.ix, _ = buildIndex(&m.seq.root)
-		m.ix.e.tok, m.ix.e.o = e.tok, e.o
+		m.ix.tok, m.ix.o = e.tok, e.o
 	default:
 		m.ix.hint = hint{}
 	}
