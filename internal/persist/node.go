@@ -77,6 +77,15 @@ func (c *node[T, S, M]) ident() uint64 {
 	return 0
 }
 
+// splits returns 1 when an insert below c may split it, since it is full,
+// and 0 otherwise: the room that a copy of its parent needs for an insert.
+func (c *node[T, S, M]) splits() int {
+	if c.br != nil && len(c.br.kids) == branchMax || c.br == nil && len(c.items()) == leafMax {
+		return 1
+	}
+	return 0
+}
+
 // small reports whether a node that is not the root has too few children.
 func (c *node[T, S, M]) small() bool {
 	if c.br != nil {
@@ -334,9 +343,9 @@ func branchWith[T, S any, M Measure[T, S], R any](room func(*R) []node[T, S, M])
 }
 
 // ownBranch makes c's branch one the editor may change, and returns it. A
-// copy has room for extra more children: an insert may add one, where a
-// remove or a replace adds none, and a path copied for either holds no
-// more than it needs.
+// copy has room for extra more children: one where an insert may split the
+// child it goes down to, none for a remove or a replace, so that a path
+// copied for an edit holds no more than it needs.
 func (e *editor[T, S, M]) ownBranch(c *node[T, S, M], extra int) *branch[T, S, M] {
 	b := c.br
 	if b.own == e.tok {
@@ -375,8 +384,8 @@ func (e *editor[T, S, M]) insert(c *node[T, S, M], i int, v T, vs S, atEnd bool)
 		}
 		return right, split
 	}
-	b := e.ownBranch(c, 1)
-	k, off := b.locate(i)
+	k, off := c.br.locate(i)
+	b := e.ownBranch(c, c.br.kids[k].splits())
 	r, ok := e.insert(&b.kids[k], off, v, vs, atEnd)
 	b.n++
 	c.sum = e.m.Add(c.sum, vs)
