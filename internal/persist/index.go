@@ -25,7 +25,12 @@ type pairs = Seq[pair, uint64, pairMax]
 
 // seek returns the position of the first pair whose key is at least k, and
 // that pair when there is one.
-func seek(s *pairs, k uint64) (int, pair, bool) {
+func seek(s *pairs, k uint64) (int, pair, bool) { return search(s, k, true) }
+
+// search is seek, which counts the position only when count is true: a
+// lookup needs the pair alone, and counting reads every child on the left
+// of the path.
+func search(s *pairs, k uint64, count bool) (int, pair, bool) {
 	c, pos := &s.root, 0
 	for c.br != nil {
 		// The children's greatest keys rise: find the first that reaches k,
@@ -39,7 +44,7 @@ func seek(s *pairs, k uint64) (int, pair, bool) {
 				hi = mid
 			}
 		}
-		for j := range lo {
+		for j := 0; count && j < lo; j++ {
 			pos += kids[j].len()
 		}
 		c = &kids[lo]
@@ -61,7 +66,7 @@ func seek(s *pairs, k uint64) (int, pair, bool) {
 
 // lookup returns the value of the first pair with key k.
 func lookup(s *pairs, k uint64) (uint64, bool) {
-	_, p, ok := seek(s, k)
+	_, p, ok := search(s, k, false)
 	if !ok || p.k != k {
 		return 0, false
 	}
@@ -89,9 +94,21 @@ func find(s *pairs, k, v uint64) int {
 // so an edit changes O(log n) of them. The index hears every move of the
 // Map's tree (it is its tracker) and follows it.
 type index[V any] struct {
-	e      editor[pair, uint64, pairMax] // e.tok may change the index in place
-	leaves pairs                         // hash of a key → the leaf holding it; one pair per key
-	up     pairs                         // node → its parent; one pair per node but the root
+	tok    uint64 // the token that may change the index in place
+	o      *Owner // the Owner of tok, or nil
+	leaves pairs  // hash of a key → the leaf holding it; one pair per key
+	up     pairs  // node → its parent; one pair per node but the root
+	hint   hint   // the key that the edit under way inserts or removes
+}
+
+// hint is what a Map's lookup found of the one key that an edit inserts
+// or removes, so that the index need not hash the key and search for it
+// again: the key's hash, and 1 + the position of its pair in leaves, or
+// of where its pair goes; at is 0 when no lookup came first. The edit
+// changes no pair of leaves before it places or removes the key.
+type hint struct {
+	h  uint64
+	at int
 }
 
 var seed = maphash.MakeSeed()
@@ -100,11 +117,27 @@ var seed = maphash.MakeSeed()
 // producer can choose keys that collide. Tests replace it with a weak one.
 var hash = func(key string) uint64 { return maphash.String(seed, key) }
 
+// ed returns the editor of the index's pairs: one of the same batch as the
+// edit of the Map that the index follows.
+func (x *index[V]) ed() *editor[pair, uint64, pairMax] {
+	return &editor[pair, uint64, pairMax]{tok: x.tok, o: x.o}
+}
+
 func (x *index[V]) placed(v Entry[V], leaf uint64) {
+	if hn := x.hint; hn.at > 0 {
+		x.hint = hint{}
+		x.leaves.root = x.ed().insertRoot(x.leaves.root, hn.at-1, pair{hn.h, leaf})
+		return
+	}
 	x.add(&x.leaves, pair{hash(v.Key), leaf})
 }
 
 func (x *index[V]) removed(v Entry[V], leaf uint64) {
+	if at := x.hint.at; at > 0 {
+		x.hint = hint{}
+		x.leaves.root, _ = x.ed().removeRoot(x.leaves.root, at-1)
+		return
+	}
 	x.del(&x.leaves, pair{hash(v.Key), leaf})
 }
 
@@ -123,27 +156,27 @@ func (x *index[V]) adopted(kid, parent uint64) {
 	i, p, ok := seek(&x.up, kid)
 	switch {
 	case ok && p.k == kid && parent == 0:
-		x.up.root, _ = x.e.removeRoot(x.up.root, i)
+		x.up.root, _ = x.ed().removeRoot(x.up.root, i)
 	case ok && p.k == kid:
 		x.set(&x.up, i, pair{kid, parent})
 	case parent != 0:
-		x.up.root = x.e.insertRoot(x.up.root, i, pair{kid, parent})
+		x.up.root = x.ed().insertRoot(x.up.root, i, pair{kid, parent})
 	}
 }
 
 func (x *index[V]) dropped(id uint64) {
 	if i, p, ok := seek(&x.up, id); ok && p.k == id {
-		x.up.root, _ = x.e.removeRoot(x.up.root, i)
+		x.up.root, _ = x.ed().removeRoot(x.up.root, i)
 	}
 }
 
 func (x *index[V]) set(s *pairs, i int, p pair) {
-	x.e.update(&s.root, i, func(pair) pair { return p })
+	x.ed().update(&s.root, i, func(pair) pair { return p })
 }
 
 func (x *index[V]) add(s *pairs, p pair) {
 	i, _, _ := seek(s, p.k)
-	s.root = x.e.insertRoot(s.root, i, p)
+	s.root = x.ed().insertRoot(s.root, i, p)
 }
 
 func (x *index[V]) del(s *pairs, p pair) {
@@ -151,7 +184,7 @@ func (x *index[V]) del(s *pairs, p pair) {
 	if i < 0 {
 		panic("persist: index lost a key")
 	}
-	s.root, _ = x.e.removeRoot(s.root, i)
+	s.root, _ = x.ed().removeRoot(s.root, i)
 }
 
 // buildIndex makes the index of the tree root from scratch, in O(n log n),

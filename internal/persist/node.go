@@ -77,6 +77,15 @@ func (c *node[T, S, M]) ident() uint64 {
 	return 0
 }
 
+// splits returns 1 when an insert below c may split it, since it is full,
+// and 0 otherwise: the room that a copy of its parent needs for an insert.
+func (c *node[T, S, M]) splits() int {
+	if c.br != nil && len(c.br.kids) == branchMax || c.br == nil && len(c.items()) == leafMax {
+		return 1
+	}
+	return 0
+}
+
 // small reports whether a node that is not the root has too few children.
 func (c *node[T, S, M]) small() bool {
 	if c.br != nil {
@@ -311,6 +320,8 @@ func newBranch[T, S any, M Measure[T, S]](kids []node[T, S, M], size int) *branc
 		b = branchWith(func(r *[8]node[T, S, M]) []node[T, S, M] { return r[:] })
 	case size <= 12:
 		b = branchWith(func(r *[12]node[T, S, M]) []node[T, S, M] { return r[:] })
+	case size <= branchMax:
+		b = branchWith(func(r *[branchMax]node[T, S, M]) []node[T, S, M] { return r[:] })
 	case size <= branchMax+1:
 		b = branchWith(func(r *[branchMax + 1]node[T, S, M]) []node[T, S, M] { return r[:] })
 	default:
@@ -331,16 +342,19 @@ func branchWith[T, S any, M Measure[T, S], R any](room func(*R) []node[T, S, M])
 	return &b.branch
 }
 
-// ownBranch makes c's branch one the editor may change, and returns it.
-func (e *editor[T, S, M]) ownBranch(c *node[T, S, M]) *branch[T, S, M] {
+// ownBranch makes c's branch one the editor may change, and returns it. A
+// copy has room for extra more children: one where an insert may split the
+// child it goes down to, none for a remove or a replace, so that a path
+// copied for an edit holds no more than it needs.
+func (e *editor[T, S, M]) ownBranch(c *node[T, S, M], extra int) *branch[T, S, M] {
 	b := c.br
 	if b.own == e.tok {
 		return b
 	}
-	nb := newBranch(b.kids, len(b.kids)+1)
+	nb := newBranch(b.kids, len(b.kids)+extra)
 	nb.n, nb.own, nb.id = b.n, e.tok, b.id
 	c.br = nb
-	alloc[node[T, S, M]](e, len(nb.kids)+1)
+	alloc[node[T, S, M]](e, cap(nb.kids))
 	alloc[branch[T, S, M]](e, 1)
 	return nb
 }
@@ -370,8 +384,8 @@ func (e *editor[T, S, M]) insert(c *node[T, S, M], i int, v T, vs S, atEnd bool)
 		}
 		return right, split
 	}
-	b := e.ownBranch(c)
-	k, off := b.locate(i)
+	k, off := c.br.locate(i)
+	b := e.ownBranch(c, c.br.kids[k].splits())
 	r, ok := e.insert(&b.kids[k], off, v, vs, atEnd)
 	b.n++
 	c.sum = e.m.Add(c.sum, vs)
@@ -484,7 +498,7 @@ func (e *editor[T, S, M]) remove(c *node[T, S, M], i int) (old T, os S) {
 		}
 		return old, os
 	}
-	b := e.ownBranch(c)
+	b := e.ownBranch(c, 0)
 	k, off := b.locate(i)
 	old, os = e.remove(&b.kids[k], off)
 	b.n--
@@ -506,7 +520,7 @@ func (e *editor[T, S, M]) update(c *node[T, S, M], i int, f func(T) T) (os, ns S
 		items[i] = f(items[i])
 		ns = e.m.Of(items[i])
 	} else {
-		b := e.ownBranch(c)
+		b := e.ownBranch(c, 0)
 		k, off := b.locate(i)
 		os, ns = e.update(&b.kids[k], off, f)
 	}
@@ -521,7 +535,7 @@ func (e *editor[T, S, M]) set(c *node[T, S, M], i int, v T, os, ns S) {
 		e.ownItems(c, 0)
 		c.lf.items[i] = v
 	} else {
-		b := e.ownBranch(c)
+		b := e.ownBranch(c, 0)
 		k, off := b.locate(i)
 		e.set(&b.kids[k], off, v, os, ns)
 	}
@@ -573,8 +587,19 @@ func (e *editor[T, S, M]) rebalance(b *branch[T, S, M], k int) {
 		e.resum(R)
 		return
 	}
-	lb, rb := e.ownBranch(L), e.ownBranch(R)
-	nl, nr := len(lb.kids), len(rb.kids)
+	// Each copy gets room for the children it takes from the other.
+	nl, nr := len(L.br.kids), len(R.br.kids)
+	half := (nl + nr) / 2
+	var lx, rx int
+	switch {
+	case nl+nr <= branchMax:
+		lx = nr
+	case nl > nr:
+		rx = nl - half
+	default:
+		lx = nr - half
+	}
+	lb, rb := e.ownBranch(L, lx), e.ownBranch(R, rx)
 	if nl+nr <= branchMax {
 		if e.tr != nil {
 			for j := range rb.kids {
@@ -588,7 +613,6 @@ func (e *editor[T, S, M]) rebalance(b *branch[T, S, M], k int) {
 		b.kids = slices.Delete(b.kids, l+1, l+2)
 		return
 	}
-	half := (nl + nr) / 2
 	var moved []node[T, S, M]
 	if nl > nr {
 		moved = slices.Clone(lb.kids[half:])

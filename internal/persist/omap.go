@@ -101,29 +101,37 @@ func (m Map[V, S, M]) Index(key string) int {
 // Find returns the position and value of key, or -1 and the zero V when m
 // does not have it.
 func (m Map[V, S, M]) Find(key string) (int, V) {
+	i, v, _ := m.probe(key)
+	return i, v
+}
+
+// probe is [Map.Find] that also returns where key's hash is in the index:
+// where its pair is when m has key, or where its pair would go when it
+// does not (none when m has no index). An edit of key that follows at once
+// hands it to the index, which then need not hash and search again.
+func (m Map[V, S, M]) probe(key string) (int, V, hint) {
+	var zero V
 	if m.ix == nil {
 		for i, v := range m.seq.root.items() {
 			if v.Key == key {
-				return i, v.Value
+				return i, v.Value, hint{}
 			}
 		}
-		var zero V
-		return -1, zero
+		return -1, zero, hint{}
 	}
 	h := hash(key)
 	leaves := &m.ix.leaves
-	i, p, ok := seek(leaves, h)
-	for ok && p.k == h {
+	at, p, ok := seek(leaves, h)
+	for i := at; ok && p.k == h; {
 		if pos, v, found := m.inLeaf(p.v, key); found {
-			return pos, v
+			return pos, v, hint{h, i + 1}
 		}
 		if i++; i == leaves.Len() {
 			break
 		}
 		p = leaves.At(i)
 	}
-	var zero V
-	return -1, zero
+	return -1, zero, hint{h, at + 1}
 }
 
 // maxHeight bounds the height of a tree: with at least branchMin children
@@ -168,15 +176,17 @@ func (m Map[V, S, M]) inLeaf(id uint64, key string) (int, V, bool) {
 }
 
 // begin returns the editor of one edit of m's entries. A tree's index is
-// made one that the editor may change, and follows the edit.
-func (m *Map[V, S, M]) begin(o *Owner) editor[Entry[V], S, M] {
+// made one that the editor may change, and follows the edit; hn is what
+// a lookup found of the key that the edit inserts or removes, if any.
+func (m *Map[V, S, M]) begin(o *Owner, hn hint) editor[Entry[V], S, M] {
 	e := editor[Entry[V], S, M]{tok: o.token(), o: o}
 	if m.ix != nil {
-		if m.ix.e.tok != e.tok {
+		if m.ix.tok != e.tok {
 			ix := *m.ix
-			ix.e.tok, ix.e.o = e.tok, o
+			ix.tok, ix.o = e.tok, o
 			m.ix = &ix
 		}
+		m.ix.hint = hn
 		e.tr = m.ix
 	}
 	return e
@@ -190,7 +200,9 @@ func (m *Map[V, S, M]) end(e *editor[Entry[V], S, M]) {
 		m.ix = nil
 	case m.ix == nil:
 		m.ix, _ = buildIndex(&m.seq.root)
-		m.ix.e.tok, m.ix.e.o = e.tok, e.o
+		m.ix.tok, m.ix.o = e.tok, e.o
+	default:
+		m.ix.hint = hint{}
 	}
 }
 
@@ -204,11 +216,11 @@ func (m Map[V, S, M]) Set(o *Owner, key string, v V) Map[V, S, M] {
 // Put is [Map.Set] that also returns the value it replaced, and whether m
 // had key.
 func (m Map[V, S, M]) Put(o *Owner, key string, v V) (Map[V, S, M], V, bool) {
-	if i, old := m.Find(key); i >= 0 {
+	i, old, hn := m.probe(key)
+	if i >= 0 {
 		return m.UpdateAt(o, i, func(V) V { return v }), old, true
 	}
-	var zero V
-	return m.insert(o, m.Len(), key, v), zero, false
+	return m.insert(o, m.Len(), key, v, hn), old, false
 }
 
 // Update returns m with key's value replaced by f of it, or m and false when
@@ -246,24 +258,29 @@ func SetAtIn[P, V, S any, M Measure[Entry[V], S]](m Map[V, S, M], o *Owner, i in
 // or m and false when m has key already.
 func (m Map[V, S, M]) Insert(o *Owner, i int, key string, v V) (Map[V, S, M], bool) {
 	m.seq.check(i, m.Len()+1)
-	if m.Index(key) >= 0 {
+	j, _, hn := m.probe(key)
+	if j >= 0 {
 		return m, false
 	}
-	return m.insert(o, i, key, v), true
+	return m.insert(o, i, key, v, hn), true
 }
 
 // InsertAfter returns m with key and v inserted right after the entry of
 // after, or m and false when m has key already or does not have after.
 func (m Map[V, S, M]) InsertAfter(o *Owner, after, key string, v V) (Map[V, S, M], bool) {
 	i := m.Index(after)
-	if i < 0 || m.Index(key) >= 0 {
+	if i < 0 {
 		return m, false
 	}
-	return m.insert(o, i+1, key, v), true
+	j, _, hn := m.probe(key)
+	if j >= 0 {
+		return m, false
+	}
+	return m.insert(o, i+1, key, v, hn), true
 }
 
-func (m Map[V, S, M]) insert(o *Owner, i int, key string, v V) Map[V, S, M] {
-	e := m.begin(o)
+func (m Map[V, S, M]) insert(o *Owner, i int, key string, v V, hn hint) Map[V, S, M] {
+	e := m.begin(o, hn)
 	m.seq.root = e.insertRoot(m.seq.root, i, Entry[V]{key, v})
 	m.end(&e)
 	return m
@@ -272,12 +289,11 @@ func (m Map[V, S, M]) insert(o *Owner, i int, key string, v V) Map[V, S, M] {
 // Delete returns m without key, and key's value; or m and false when m does
 // not have key.
 func (m Map[V, S, M]) Delete(o *Owner, key string) (Map[V, S, M], V, bool) {
-	i := m.Index(key)
+	i, v, hn := m.probe(key)
 	if i < 0 {
-		var zero V
-		return m, zero, false
+		return m, v, false
 	}
-	m, _, v := m.DeleteAt(o, i)
+	m, _ = m.deleteAt(o, i, hn)
 	return m, v, true
 }
 
@@ -287,9 +303,14 @@ func (m Map[V, S, M]) DeleteAt(o *Owner, i int) (Map[V, S, M], string, V) {
 	if i < 0 || i >= m.Len() {
 		panic(fmt.Sprintf("persist: position %d out of range [0, %d)", i, m.Len()))
 	}
-	e := m.begin(o)
+	m, old := m.deleteAt(o, i, hint{})
+	return m, old.Key, old.Value
+}
+
+func (m Map[V, S, M]) deleteAt(o *Owner, i int, hn hint) (Map[V, S, M], Entry[V]) {
+	e := m.begin(o, hn)
 	var old Entry[V]
 	m.seq.root, old = e.removeRoot(m.seq.root, i)
 	m.end(&e)
-	return m, old.Key, old.Value
+	return m, old
 }

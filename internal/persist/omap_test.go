@@ -384,3 +384,41 @@ func TestMapOfCollisions(t *testing.T) {
 	_, ok = MapOf[int, stat, entryStat](append(entries(100), Entry[int]{"k42", 0})...)
 	assert.False(t, ok, "a duplicate among colliding hashes")
 }
+
+// TestMapEditHashesOnce checks that an edit of a tree Map by key hashes each
+// key once: the index places or removes the key's pair where the edit's
+// lookup found it.
+func TestMapEditHashesOnce(t *testing.T) {
+	m, ok := MapOf[int, stat, entryStat](entries(1000)...)
+	require.True(t, ok)
+	with := func(i int, key string) []Entry[int] {
+		return slices.Insert(entries(1000), i, Entry[int]{key, -1})
+	}
+	for _, tt := range []struct {
+		name   string
+		edit   func(imap) imap
+		hashes int
+		want   []Entry[int]
+		reason string
+	}{
+		{"delete", func(m imap) imap { m, _, _ = m.Delete(nil, "k500"); return m }, 1,
+			slices.Delete(entries(1000), 500, 501), "the key's pair is where the lookup found it"},
+		{"set a new key", func(m imap) imap { return m.Set(nil, "new", -1) }, 1,
+			with(1000, "new"), "the new pair goes where the lookup stopped"},
+		{"insert", func(m imap) imap { m, _ = m.Insert(nil, 10, "new", -1); return m }, 1,
+			with(10, "new"), "as for Set"},
+		{"insert after", func(m imap) imap { m, _ = m.InsertAfter(nil, "k10", "new", -1); return m }, 2,
+			with(11, "new"), "the key, and the one it goes after"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func(h func(string) uint64) { hash = h }(hash)
+			seeded, calls := hash, 0
+			hash = func(key string) uint64 { calls++; return seeded(key) }
+			got := tt.edit(m)
+			hash = seeded
+			assert.Equal(t, tt.hashes, calls, "%s", tt.reason)
+			checkMap(t, got, tt.want)
+			checkMap(t, m, entries(1000))
+		})
+	}
+}
