@@ -73,6 +73,21 @@ func (e *Edit) update(n *Node, tokens []string, i int, f func(*Node) (*Node, err
 	}
 	t := tokens[i]
 	e.charge(stepWork + len(t))
+	if n.meta&(kindMask|packedFlag) == uint64(Object) {
+		// A tree object: the member is found and measured once, its
+		// copy set on the way back up.
+		pos, child := n.object().members.Find(t)
+		if pos < 0 {
+			_, _, err := Child(n, t)
+			return nil, At(err, tokens[:i+1])
+		}
+		was := memberSummary(t, child)
+		next, err := e.update(child, tokens, i+1, f)
+		if err != nil {
+			return nil, err
+		}
+		return e.setMember(n, pos, t, next, was), nil
+	}
 	child, pos, err := Child(n, t)
 	if err != nil {
 		return nil, At(err, tokens[:i+1])
@@ -139,7 +154,12 @@ func (e *Edit) setChild(c *Node, i int, name string, v *Node, was summary) *Node
 		*pre = array{header(Array, 0), s}
 		return &pre.Node
 	}
-	m, pre := persist.SetAtIn[object](c.object().members, e.own(), i, name, v, was, memberMeasure{}.Of(member{Key: name, Value: v}))
+	return e.setMember(c, i, name, v, was)
+}
+
+// setMember is setChild for the tree object c.
+func (e *Edit) setMember(c *Node, i int, name string, v *Node, was summary) *Node {
+	m, pre := persist.SetAtIn[object](c.object().members, e.own(), i, name, v, was, memberSummary(name, v))
 	if pre == nil {
 		return newObject(m, c.aux())
 	}
