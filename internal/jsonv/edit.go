@@ -147,11 +147,12 @@ func (e *Edit) SetAt(c *Node, i int, v *Node) *Node {
 // allocation.
 func (e *Edit) setChild(c *Node, i int, name string, v *Node, was summary) *Node {
 	if c.Kind() == Array {
-		s, pre := persist.SetIn[array](c.array().elems, e.own(), i, v, was, elemMeasure{}.Of(v))
+		s := c.array().elems
+		pre := persist.SetIn[array](&s, e.own(), i, v, was, elemMeasure{}.Of(v))
 		if pre == nil {
 			return newArray(s)
 		}
-		*pre = array{header(Array, 0), s}
+		pre.Node, pre.elems = header(Array, 0), s
 		return &pre.Node
 	}
 	return e.setMember(c, i, name, v, was)
@@ -159,11 +160,12 @@ func (e *Edit) setChild(c *Node, i int, name string, v *Node, was summary) *Node
 
 // setMember is setChild for the tree object c.
 func (e *Edit) setMember(c *Node, i int, name string, v *Node, was summary) *Node {
-	m, pre := persist.SetAtIn[object](c.object().members, e.own(), i, name, v, was, memberSummary(name, v))
+	m := c.object().members
+	pre := persist.SetAtIn[object](&m, e.own(), i, name, v, was, memberSummary(name, v))
 	if pre == nil {
 		return newObject(m, c.aux())
 	}
-	*pre = object{header(Object, c.aux()), m}
+	pre.Node, pre.members = *c, m
 	return &pre.Node
 }
 
