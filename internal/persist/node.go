@@ -267,16 +267,7 @@ func newLeafIn[T, P any](items []T, size int) (*P, *leaf[T]) {
 		p, l = &b.pre, &b.leaf
 		l.items = make([]T, 0, size)
 	}
-	if len(items) <= 8 {
-		// One element at a time: a small copy costs less than
-		// typedslicecopy's bulk write barrier, during a collection.
-		l.items = l.items[:len(items)]
-		for k := range items {
-			l.items[k] = items[k]
-		}
-	} else {
-		l.items = append(l.items, items...)
-	}
+	l.items = append(l.items, items...)
 	return p, l
 }
 
