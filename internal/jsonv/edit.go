@@ -73,6 +73,21 @@ func (e *Edit) update(n *Node, tokens []string, i int, f func(*Node) (*Node, err
 	}
 	t := tokens[i]
 	e.charge(stepWork + len(t))
+	if n.meta&(kindMask|packedFlag) == uint64(Object) {
+		// A tree object: the member is found and measured once, its
+		// copy set on the way back up.
+		pos, child := n.object().members.Find(t)
+		if pos < 0 {
+			_, _, err := Child(n, t)
+			return nil, At(err, tokens[:i+1])
+		}
+		was := memberSummary(t, child)
+		next, err := e.update(child, tokens, i+1, f)
+		if err != nil {
+			return nil, err
+		}
+		return e.setMember(n, pos, t, next, was), nil
+	}
 	child, pos, err := Child(n, t)
 	if err != nil {
 		return nil, At(err, tokens[:i+1])
@@ -132,18 +147,25 @@ func (e *Edit) SetAt(c *Node, i int, v *Node) *Node {
 // allocation.
 func (e *Edit) setChild(c *Node, i int, name string, v *Node, was summary) *Node {
 	if c.Kind() == Array {
-		s, pre := persist.SetIn[array](c.array().elems, e.own(), i, v, was, elemMeasure{}.Of(v))
+		s := c.array().elems
+		pre := persist.SetIn[array](&s, e.own(), i, v, was, elemMeasure{}.Of(v))
 		if pre == nil {
 			return newArray(s)
 		}
-		*pre = array{header(Array, 0), s}
+		pre.Node, pre.elems = header(Array, 0), s
 		return &pre.Node
 	}
-	m, pre := persist.SetAtIn[object](c.object().members, e.own(), i, name, v, was, memberMeasure{}.Of(member{Key: name, Value: v}))
+	return e.setMember(c, i, name, v, was)
+}
+
+// setMember is setChild for the tree object c.
+func (e *Edit) setMember(c *Node, i int, name string, v *Node, was summary) *Node {
+	m := c.object().members
+	pre := persist.SetAtIn[object](&m, e.own(), i, name, v, was, memberSummary(name, v))
 	if pre == nil {
 		return newObject(m, c.aux())
 	}
-	*pre = object{header(Object, c.aux()), m}
+	pre.Node, pre.members = *c, m
 	return &pre.Node
 }
 

@@ -42,15 +42,28 @@ func (n *Node) packedText() string {
 // an object of count (at least one) children, of depth depth. The header
 // and the text are one allocation, which holds no pointers.
 func newPacked(text string, count, depth int) *Node {
-	buf := make([]uint64, 1+(len(text)+7)/8)
+	n, room := allocPacked(len(text))
+	copy(room, text)
+	n.setPacked(len(text), count, depth)
+	return n
+}
+
+// allocPacked returns a packed node with room for size bytes of text,
+// which its caller writes, then sets the meta of (setPacked).
+func allocPacked(size int) (*Node, []byte) {
+	buf := make([]uint64, 1+(size+7)/8)
 	n := (*Node)(unsafe.Pointer(&buf[0]))
+	return n, unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(n), 8)), size)
+}
+
+// setPacked sets the meta of the packed n, whose text of size bytes is
+// written.
+func (n *Node) setPacked(size, count, depth int) {
 	k := Array
-	if text[0] == '{' {
+	if *(*byte)(unsafe.Add(unsafe.Pointer(n), 8)) == '{' {
 		k = Object
 	}
-	n.meta = uint64(k) | packedFlag | uint64(len(text))<<auxShift | uint64(count)<<countShift | uint64(depth)<<depthShift
-	copy(unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(n), 8)), len(text)), text)
-	return n
+	n.meta = uint64(k) | packedFlag | uint64(size)<<auxShift | uint64(count)<<countShift | uint64(depth)<<depthShift
 }
 
 // packText returns text, the compact JSON text of a container, packed,
@@ -386,16 +399,27 @@ func (e *Edit) splice(n *Node, i, j, size, count, depth int, write func([]byte) 
 		}
 		return &emptyArray.Node
 	}
-	var stack [packMax]byte
-	buf := append(stack[:0], s[:i]...)
+	// The new text is written in place, in the node's own allocation.
+	total := len(s) - (j - i) + size
+	p, room := allocPacked(total)
+	buf := append(room[:0], s[:i]...)
 	buf = write(buf)
 	buf = append(buf, s[j:]...)
-	e.charge(len(buf))
 	text := unsafe.String(unsafe.SliceData(buf), len(buf))
+	e.charge(len(text))
 	if depth < 0 {
 		_, depth = measureText(text)
 	}
-	return newPacked(text, count, depth)
+	if len(buf) != total || unsafe.SliceData(buf) != unsafe.SliceData(room) {
+		// write wrote other than size bytes (Size and Append disagree):
+		// keep what it wrote.
+		if len(text) > packMax {
+			return nil
+		}
+		return newPacked(text, count, depth)
+	}
+	p.setPacked(total, count, depth)
+	return p
 }
 
 // spliceDepth returns the depth of a container of depth d once a value

@@ -147,8 +147,25 @@ func (memberMeasure) Sub(a, b summary) (summary, bool) { return subSummary(a, b)
 
 // Of counts a member as "name":value with the name unescaped; the object's
 // aux adds what escapes cost.
-func (memberMeasure) Of(m member) summary {
-	return summary{len(m.Key) + 3 + m.Value.Size(), int32(m.Value.Depth()), 1}
+func (memberMeasure) Of(m member) summary { return memberSummary(m.Key, m.Value) }
+
+// memberSummary is the summary of the member name: v, as Size and Depth
+// give it, reading v's header once.
+func memberSummary(name string, v *Node) summary {
+	k := Kind(v.meta & kindMask)
+	switch {
+	case k < Array:
+		return summary{len(name) + 3 + v.aux(), 0, 1}
+	case v.meta&packedFlag != 0:
+		return summary{len(name) + 3 + v.packedSize(), int32(v.packedDepth()), 1}
+	case k == Array:
+		s := &v.array().elems
+		sum := s.Summary()
+		return summary{len(name) + 5 + sum.size + max(s.Len()-1, 0), sum.depth + 1, 1}
+	}
+	m := &v.object().members
+	sum := m.Summary()
+	return summary{len(name) + 5 + sum.size + max(m.Len()-1, 0) + v.aux(), sum.depth + 1, 1}
 }
 
 type (

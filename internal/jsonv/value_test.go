@@ -3,6 +3,7 @@
 package jsonv
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -49,5 +50,25 @@ func TestStringMember(t *testing.T) {
 	for _, v := range []*Node{NewString("s"), NewArray([]*Node{NewString("s")}), NewNull()} {
 		_, ok := v.StringMember("s")
 		assert.False(t, ok, "not an object: %s", v.Kind())
+	}
+}
+
+// TestMemberSummary checks that memberSummary, which reads a value's
+// header once, measures a member as Size and Depth do, for every way a
+// value is held: a shared scalar, a string, a packed container, a tree
+// array and object, and empty ones.
+func TestMemberSummary(t *testing.T) {
+	long := `{"a":"` + strings.Repeat("x", 300) + `","b":[1,2,{"c":null}]}`
+	for _, text := range []string{
+		`1`, `"ab\n"`, `null`, `[]`, `{}`, `[1,[2]]`, `{"k":{"x":1}}`,
+		long, `[` + long + `,` + long + `]`,
+	} {
+		t.Run(text[:min(len(text), 12)], func(t *testing.T) {
+			doc, err := Parse([]byte(`{"v":`+text+`}`), 0)
+			require.NoError(t, err)
+			v := doc.Get("v")
+			want := summary{len("name") + 3 + v.Size(), int32(v.Depth()), 1}
+			assert.Equal(t, want, memberSummary("name", v))
+		})
 	}
 }

@@ -246,12 +246,12 @@ func (m Map[V, S, M]) UpdateAt(o *Owner, i int, f func(V) V) Map[V, S, M] {
 
 // SetAtIn is [Map.UpdateAt] that sets the value at position i to v, for
 // a caller that keeps a header of type P beside the Map and measured the
-// old entry (os) and the new one (ns) itself, as [SetIn] does for a Seq.
-// key must be the key at position i, which the caller found it by.
-func SetAtIn[P, V, S any, M Measure[Entry[V], S]](m Map[V, S, M], o *Owner, i int, key string, v V, os, ns S) (Map[V, S, M], *P) {
-	var p *P
-	m.seq, p = SetIn[P](m.seq, o, i, Entry[V]{key, v}, os, ns)
-	return m, p
+// old entry (os) and the new one (ns) itself, as [SetIn] does for a Seq:
+// it changes *m, the caller's copy, and returns the P allocated with a
+// flat copy, or nil. key must be the key at position i, which the caller
+// found it by.
+func SetAtIn[P, V, S any, M Measure[Entry[V], S]](m *Map[V, S, M], o *Owner, i int, key string, v V, os, ns S) *P {
+	return SetIn[P](&m.seq, o, i, Entry[V]{key, v}, os, ns)
 }
 
 // Insert returns m with key and v inserted before position i, in [0, Len],

@@ -276,22 +276,23 @@ func (s Seq[T, S, M]) Update(o *Owner, i int, f func(T) T) Seq[T, S, M] {
 
 // SetIn is [Seq.Set] for a caller that keeps a header of type P beside
 // the Seq, such as the node of a JSON array, and that measured the old
-// element (os) and the new one (ns) itself: no Measure.Of runs. When s is
-// one flat leaf that the edit copies, the copy is allocated together with
-// a zero P, which SetIn returns, so that the header and the elements cost
-// one allocation. Otherwise it returns nil.
-func SetIn[P, T, S any, M Measure[T, S]](s Seq[T, S, M], o *Owner, i int, v T, os, ns S) (Seq[T, S, M], *P) {
+// element (os) and the new one (ns) itself: no Measure.Of runs. It changes
+// *s, the caller's copy, to the new Seq. When *s is one flat leaf that the
+// edit copies, the copy is allocated together with a zero P, which SetIn
+// returns, so that the header and the elements cost one allocation.
+// Otherwise it returns nil.
+func SetIn[P, T, S any, M Measure[T, S]](s *Seq[T, S, M], o *Owner, i int, v T, os, ns S) *P {
 	s.check(i, s.Len())
 	e := editor[T, S, M]{tok: o.token(), o: o}
-	var p *P
-	if s.root.br == nil && s.root.lf.own != e.tok {
-		p = copyFlatIn[P](&e, &s.root) // a copy the editor owns: set it in place
-		s.root.lf.items[i] = v
-		e.replace(&s.root, os, ns)
-		return s, p
+	c := &s.root
+	if c.br == nil && c.lf.own != e.tok {
+		p := copyFlatIn[P](&e, c) // a copy the editor owns: set it in place
+		c.lf.items[i] = v
+		e.replace(c, os, ns)
+		return p
 	}
-	e.set(&s.root, i, v, os, ns)
-	return s, nil
+	e.set(c, i, v, os, ns)
+	return nil
 }
 
 // Insert returns s with v inserted before position i, in [0, Len]; i = Len

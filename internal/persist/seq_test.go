@@ -344,7 +344,8 @@ func TestSetIn(t *testing.T) {
 				before = append(before, v)
 			}
 			var m statOf
-			got, h := SetIn[header](s, o, 3, 6, m.Of(3), m.Of(6))
+			got := s
+			h := SetIn[header](&got, o, 3, 6, m.Of(3), m.Of(6))
 			assert.Equal(t, tt.wantHeader, h != nil, tt.reason)
 			want := seqRange(tt.n)
 			want[3] = 6
