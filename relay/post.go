@@ -175,7 +175,8 @@ func (t *thread) isReconnect(ctx context.Context, in aguistate.RunAgentInput, la
 
 // startedBy reports whether the input that started t's last run had the
 // run id runID: the run this relay runs, else the last RUN_STARTED that
-// the log holds, whose "input" is the record of it (see startEvents). The
+// the log holds with an "input", the record of it (see startEvents); an
+// agent's later RUN_STARTED in the same answer has none of the relay's. The
 // log is read only for a POST with a Last-Event-ID (reconnect), as
 // Consumer.RunAgent reconnects, from KeepEvents before the last checkpoint
 // known: a run whose RUN_STARTED is trimmed is not found, and the POST is
@@ -197,8 +198,10 @@ func (t *thread) startedBy(ctx context.Context, runID string, reconnect bool) bo
 		}
 		var ev struct{ Input json.RawMessage }
 		var in aguistate.RunAgentInput
-		found = json.Unmarshal(e.Event, &ev) == nil && ev.Input != nil && in.UnmarshalJSON(ev.Input) == nil
-		last = in.RunID
+		if json.Unmarshal(e.Event, &ev) != nil || ev.Input == nil || in.UnmarshalJSON(ev.Input) != nil {
+			continue // the agent's next run in the same answer: no record
+		}
+		found, last = true, in.RunID
 	}
 	return found && last == runID
 }

@@ -324,3 +324,48 @@ func TestRelayConflictNotRecorded(t *testing.T) {
 	release()
 	first.wait(t)
 }
+
+// TestRelayReconnectSeveralRuns runs an agent whose answer holds two runs,
+// each named otherwise than the input's runId, the second's RUN_STARTED
+// without an "input" (the relay records only the first's): a client that
+// reconnects with the body it sent and a Last-Event-ID, from a relay that
+// holds nothing of the thread, gets the rest of the answer from the log,
+// and the agent is not called again. The second RUN_STARTED, which is no
+// record, used to hide the first: the reconnect was a new run, and the
+// agent ran twice (hostile review).
+func TestRelayReconnectSeveralRuns(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, reason string
+		lastID       string
+		types        []string
+	}{
+		{"after run 1", "the second run", "2", []string{"RUN_STARTED", "STATE_SNAPSHOT", "RUN_FINISHED"}},
+		{"in run 2", "the rest of the second run", "3", []string{"STATE_SNAPSHOT", "RUN_FINISHED"}},
+		{"in run 1", "the rest of the first run (reconnects go run by run)", "1", []string{"RUN_FINISHED"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := newAgent(t, [][]byte{
+				[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"a1"}`),
+				[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"a1"}`),
+				[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"a2"}`),
+				[]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"n":2}}`),
+				[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"a2"}`),
+			})
+			store := relay.NewMemory(nil)
+			_, base := newRelay(t, a, relay.Options{Store: store})
+			input := []byte(`{"threadId":"t","runId":"clients-run","messages":[]}`)
+			status, events := post(t, base, input)
+			require.Equal(t, http.StatusOK, status)
+			require.Len(t, events, 5)
+
+			_, otherBase := newRelay(t, a, relay.Options{Store: store}) // holds nothing of the thread
+			status, events = postWith(t, otherBase, input, tc.lastID)
+			assert.Equal(t, http.StatusOK, status)
+			assert.Equal(t, tc.types, typesOf(t, dataOf(events)), tc.reason)
+			assert.Len(t, a.Inputs(), 1, "the agent ran once")
+		})
+	}
+}
