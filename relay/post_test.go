@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -365,6 +366,78 @@ func TestRelayReconnectSeveralRuns(t *testing.T) {
 			status, events = postWith(t, otherBase, input, tc.lastID)
 			assert.Equal(t, http.StatusOK, status)
 			assert.Equal(t, tc.types, typesOf(t, dataOf(events)), tc.reason)
+			assert.Len(t, a.Inputs(), 1, "the agent ran once")
+		})
+	}
+}
+
+// gatedLease is a store whose Lease waits for gate to close once held is
+// closed (ready), so that a test holds a POST between its read of the
+// thread and its lease.
+type gatedLease struct {
+	relay.Store
+	held chan struct{} // closed when a Lease waits
+	gate chan struct{} // closed to let it go on
+	once sync.Once
+}
+
+func (s *gatedLease) Lease(ctx context.Context, thread, holder, run string, ttl time.Duration) error {
+	s.once.Do(func() {
+		close(s.held)
+		<-s.gate
+	})
+	return s.Store.Lease(ctx, thread, holder, run, ttl)
+}
+
+// TestRelayDuplicatePost sends the same run input twice, to two relays of
+// one store, as a client's retry does: the second POST reads the thread
+// before the first's run, which then runs and ends on the other relay
+// while the second takes the lease. The second is a reconnect of that run
+// (its runId, no new message) and gets its events from the log; the agent
+// runs once. It used to start a second run of the agent with the same
+// runId, once it had the lease (hostile review).
+func TestRelayDuplicatePost(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, reason string
+		lastID       string
+		types        []string
+	}{
+		{"no Last-Event-ID", "a retry of the body it sent: the prelude", "",
+			[]string{"RUN_STARTED", "STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED"}},
+		{"Last-Event-ID 0", "a reconnect from the start: the log", "0",
+			[]string{"RUN_STARTED", "STATE_SNAPSHOT", "RUN_FINISHED"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := agenttest.NewScript(t, agenttest.Echo([][]byte{
+				[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`),
+				[]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"n":1}}`),
+				[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`),
+			}))
+			store := relay.NewMemory(nil)
+			gated := &gatedLease{Store: store, held: make(chan struct{}), gate: make(chan struct{})}
+			_, first := newRelay(t, a, relay.Options{Store: store})
+			_, second := newRelay(t, a, relay.Options{Store: gated})
+			input := []byte(`{"threadId":"t","runId":"r","messages":[{"id":"u1","role":"user","content":"hi"}]}`)
+			type answer struct {
+				status int
+				events []sseEvent
+			}
+			late := make(chan answer, 1)
+			go func() {
+				status, events := sendSSE(t, http.MethodPost, second+"/agent", input, tc.lastID)
+				late <- answer{status, events}
+			}()
+			<-gated.held
+			status, events := post(t, first, input)
+			require.Equal(t, http.StatusOK, status)
+			require.Len(t, events, 3)
+			close(gated.gate)
+			got := <-late
+			assert.Equal(t, http.StatusOK, got.status, tc.reason)
+			assert.Equal(t, tc.types, typesOf(t, dataOf(got.events)), tc.reason)
 			assert.Len(t, a.Inputs(), 1, "the agent ran once")
 		})
 	}
