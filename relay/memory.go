@@ -290,7 +290,9 @@ func (t *memThread) page(from int64, n int) []Entry {
 // again, is another thread: its positions are not those of the log waited
 // on, and Wait returns a *RangeError rather than its entries (a follower
 // would take them for the deleted thread's next). After 0 it waits for
-// any thread of the id, since position 0 is in every log.
+// any thread of the id, since position 0 is in every log; it makes the
+// thread then, but evicts none for it: with MaxThreads held, it returns an
+// error wrapping [ErrFull].
 func (s memPager) Wait(ctx context.Context, after int64, n int) ([]Entry, error) {
 	var waited *memThread // the thread a wait was on
 	for {
@@ -308,6 +310,10 @@ func (s memPager) Wait(ctx context.Context, after int64, n int) ([]Entry, error)
 			return page, nil
 		}
 		if t == nil && after == 0 { // wait for its first append
+			if ms := s.m.s; ms.maxThreads >= 0 && len(ms.threads) >= ms.maxThreads { // a wait evicts no thread
+				s.m.s.mu.Unlock()
+				return nil, memError("follow", s.thread, fmt.Errorf("%w: %d threads, and a wait for a first event evicts none", ErrFull, len(ms.threads)))
+			}
 			var err error
 			if t, err = s.m.thread(s.thread, now); err != nil {
 				s.m.s.mu.Unlock()

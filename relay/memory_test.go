@@ -200,3 +200,51 @@ func TestMemoryTTLFollowAtStart(t *testing.T) {
 	require.NoError(t, m.Append(ctx, "t", 1, []byte(`{}`)))
 	assert.NoError(t, <-got)
 }
+
+// TestMemoryFollowersEvict follows threads that have no event yet in a
+// Memory that holds MaxThreads: a follower's wait for a first event makes
+// a thread only when there is room, and never evicts one that holds
+// events (any tenant's), nor another waiting follower's; its Follow fails
+// with ErrFull instead, which a relay's follower retries. A client that
+// followed MaxThreads thread ids it made up used to evict every unleased
+// thread of the Memory, each follower's wait evicting the next (hostile
+// review).
+func TestMemoryFollowersEvict(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, reason string
+		followers    int
+	}{
+		{"one more", "the follower past the bound", 2},
+		{"many more", "followers that would evict each other's waits", 6},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			m := relay.NewMemory(&relay.MemoryOptions{MaxThreads: 2})
+			require.NoError(t, m.Tenant("victim").Append(ctx, "kept", 1, []byte(`{}`)))
+			errs := make(chan error, tc.followers)
+			fctx, stop := context.WithCancel(ctx)
+			for i := range tc.followers {
+				go func() {
+					for _, err := range m.Follow(fctx, fmt.Sprint("ghost", i), 0) {
+						errs <- err
+						return
+					}
+				}()
+			}
+			full := 0
+			for range tc.followers - 1 { // one waits: there was room for it
+				err := <-errs
+				require.ErrorIs(t, err, relay.ErrFull, tc.reason)
+				full++
+			}
+			stop()
+			<-errs
+			assert.Equal(t, tc.followers-1, full)
+			assert.True(t, has(t, m.Tenant("victim"), "kept"), "%s: the thread with events is kept", tc.reason)
+		})
+	}
+}
