@@ -248,3 +248,49 @@ func TestMemoryFollowersEvict(t *testing.T) {
 		})
 	}
 }
+
+// TestMemoryFollowRecreated follows a thread that is then deleted and
+// written again (another relay's DELETE, then its runs) while the Follow
+// waits: the Follow ends with ErrOutOfRange, whatever the new log's
+// length, rather than take the new thread's entries for the next ones of
+// the log it followed. It used to yield them (a follow=thread viewer got
+// another thread's events as its thread's next), or wait for ever on a new
+// log as long as the old (hostile review).
+func TestMemoryFollowRecreated(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, reason string
+		entries      int // of the new log; the old has 3
+	}{
+		{"longer", "the new log passes the follower's position", 5},
+		{"as long", "the new log ends at the follower's position", 3},
+		{"shorter", "the new log ends before it", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			m := relay.NewMemory(nil)
+			for pos := int64(1); pos <= 3; pos++ {
+				require.NoError(t, m.Append(ctx, "t", pos, []byte(`{"old":true}`)))
+			}
+			got := make(chan error, 1)
+			go func() {
+				for e, err := range m.Follow(ctx, "t", 3) {
+					if err == nil {
+						err = fmt.Errorf("entry %d: %s", e.Pos, e.Event)
+					}
+					got <- err
+					return
+				}
+			}()
+			waitFor(t, "the Follow waits", func() bool { return relay.MemoryWaits(m, "t") })
+			require.NoError(t, m.Delete(ctx, "t"))
+			for pos := int64(1); pos <= int64(tc.entries); pos++ {
+				require.NoError(t, m.Append(ctx, "t", pos, []byte(`{"new":true}`)))
+			}
+			assert.ErrorIs(t, <-got, relay.ErrOutOfRange, tc.reason)
+		})
+	}
+}

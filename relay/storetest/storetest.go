@@ -135,7 +135,6 @@ var relayTests = []test{
 	{"FollowDeleted", testRelayFollowDeleted},
 	{"FollowResume", testRelayFollowResume},
 	{"FollowClosed", testRelayFollowClosed},
-	{"FollowRecreated", testRelayFollowRecreated},
 }
 
 // namespace returns a new namespace name, unique across processes.
