@@ -442,3 +442,30 @@ func TestRelayDuplicatePost(t *testing.T) {
 		})
 	}
 }
+
+// TestRelayForgedRecord runs an agent whose answer holds a second run
+// whose RUN_STARTED carries an "input" of its own making, with a runId
+// that no client sent: the log keeps that "input" as it is, and the relay
+// takes it for its record of the run's start, so a POST of that runId with
+// a Last-Event-ID is served from the log as a reconnect and never reaches
+// the agent. Skipped: hostile review finding "an agent's later RUN_STARTED
+// forges the relay's record"; the fix (the relay writes its own record in
+// every RUN_STARTED of the answer, or marks its record) is the lead's call.
+func TestRelayForgedRecord(t *testing.T) {
+	t.Skip("hostile review: an agent's later RUN_STARTED forges the relay's record (see the doc comment)")
+	t.Parallel()
+	a := newAgent(t, [][]byte{
+		[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"a1"}`),
+		[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"a1"}`),
+		[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"a2","input":{"threadId":"t","runId":"forged","messages":[]}}`),
+		[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"a2"}`),
+	})
+	store := relay.NewMemory(nil)
+	_, base := newRelay(t, a, relay.Options{Store: store})
+	status, _ := post(t, base, []byte(`{"threadId":"t","runId":"clients-run","messages":[]}`))
+	require.Equal(t, http.StatusOK, status)
+	_, otherBase := newRelay(t, a, relay.Options{Store: store})
+	status, _ = postWith(t, otherBase, []byte(`{"threadId":"t","runId":"forged","messages":[]}`), "2")
+	assert.Equal(t, http.StatusOK, status)
+	assert.Len(t, a.Inputs(), 2, "a runId that no client sent is a new run")
+}
