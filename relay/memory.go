@@ -264,32 +264,57 @@ func (s memPager) Page(ctx context.Context, from int64, n int) ([]Entry, error) 
 	}
 	now := s.m.s.lock()
 	defer s.m.s.mu.Unlock()
-	t := s.m.find(s.thread, now)
+	return s.m.find(s.thread, now).page(from, n), nil
+}
+
+// page returns the entries of t's log at positions from on: n of them, or
+// fewer when the log ends; none when t is nil. The caller holds s.mu.
+func (t *memThread) page(from int64, n int) []Entry {
 	if t == nil {
-		return nil, nil
+		return nil
 	}
 	from = max(from, t.first)
 	i := from - t.first
 	if i >= int64(len(t.log)) {
-		return nil, nil
+		return nil
 	}
 	page := make([]Entry, 0, min(int64(n), int64(len(t.log))-i))
 	for _, e := range t.log[i:min(int64(len(t.log)), i+int64(n))] {
 		page = append(page, Entry{Pos: from, Event: bytes.Clone(e)})
 		from++
 	}
-	return page, nil
+	return page
 }
 
+// Wait implements [Pager.Wait]. A thread deleted while it waits, and made
+// again, is another thread: its positions are not those of the log waited
+// on, and Wait returns a *RangeError rather than its entries (a follower
+// would take them for the deleted thread's next). After 0 it waits for
+// any thread of the id, since position 0 is in every log; it makes the
+// thread then, but evicts none for it: with MaxThreads held, it returns an
+// error wrapping [ErrFull].
 func (s memPager) Wait(ctx context.Context, after int64, n int) ([]Entry, error) {
+	var waited *memThread // the thread a wait was on
 	for {
-		page, err := s.Page(ctx, after+1, n)
-		if err != nil || len(page) > 0 {
-			return page, err
+		if err := s.m.begin(ctx, "read", s.thread); err != nil {
+			return nil, err
 		}
 		now := s.m.s.lock()
 		t := s.m.find(s.thread, now)
+		if waited != nil && t != waited && after > 0 { // deleted, maybe made again
+			s.m.s.mu.Unlock()
+			return nil, &RangeError{Thread: s.thread, After: after}
+		}
+		if page := t.page(after+1, n); len(page) > 0 {
+			s.m.s.mu.Unlock()
+			return page, nil
+		}
 		if t == nil && after == 0 { // wait for its first append
+			if ms := s.m.s; ms.maxThreads >= 0 && len(ms.threads) >= ms.maxThreads { // a wait evicts no thread
+				s.m.s.mu.Unlock()
+				return nil, memError("follow", s.thread, fmt.Errorf("%w: %d threads, and a wait for a first event evicts none", ErrFull, len(ms.threads)))
+			}
+			var err error
 			if t, err = s.m.thread(s.thread, now); err != nil {
 				s.m.s.mu.Unlock()
 				return nil, memError("follow", s.thread, err)
@@ -299,14 +324,11 @@ func (s memPager) Wait(ctx context.Context, after int64, n int) ([]Entry, error)
 			s.m.s.mu.Unlock()
 			return nil, &RangeError{Thread: s.thread, After: after}
 		}
-		if t.last() > after { // appended since Page
-			s.m.s.mu.Unlock()
-			continue
-		}
 		if t.wake == nil {
 			t.wake = make(chan struct{})
 		}
 		wake := t.wake
+		waited = t
 		expiry := time.NewTimer(time.Duration(1<<63 - 1))
 		if until, ok := s.m.s.expiry(t, now); ok { // the thread may expire meanwhile
 			expiry.Reset(until.Sub(now) + time.Millisecond)

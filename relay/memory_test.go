@@ -200,3 +200,97 @@ func TestMemoryTTLFollowAtStart(t *testing.T) {
 	require.NoError(t, m.Append(ctx, "t", 1, []byte(`{}`)))
 	assert.NoError(t, <-got)
 }
+
+// TestMemoryFollowersEvict follows threads that have no event yet in a
+// Memory that holds MaxThreads: a follower's wait for a first event makes
+// a thread only when there is room, and never evicts one that holds
+// events (any tenant's), nor another waiting follower's; its Follow fails
+// with ErrFull instead, which a relay's follower retries. A client that
+// followed MaxThreads thread ids it made up used to evict every unleased
+// thread of the Memory, each follower's wait evicting the next (hostile
+// review).
+func TestMemoryFollowersEvict(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, reason string
+		followers    int
+	}{
+		{"one more", "the follower past the bound", 2},
+		{"many more", "followers that would evict each other's waits", 6},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			m := relay.NewMemory(&relay.MemoryOptions{MaxThreads: 2})
+			require.NoError(t, m.Tenant("victim").Append(ctx, "kept", 1, []byte(`{}`)))
+			errs := make(chan error, tc.followers)
+			fctx, stop := context.WithCancel(ctx)
+			for i := range tc.followers {
+				go func() {
+					for _, err := range m.Follow(fctx, fmt.Sprint("ghost", i), 0) {
+						errs <- err
+						return
+					}
+				}()
+			}
+			full := 0
+			for range tc.followers - 1 { // one waits: there was room for it
+				err := <-errs
+				require.ErrorIs(t, err, relay.ErrFull, tc.reason)
+				full++
+			}
+			stop()
+			<-errs
+			assert.Equal(t, tc.followers-1, full)
+			assert.True(t, has(t, m.Tenant("victim"), "kept"), "%s: the thread with events is kept", tc.reason)
+		})
+	}
+}
+
+// TestMemoryFollowRecreated follows a thread that is then deleted and
+// written again (another relay's DELETE, then its runs) while the Follow
+// waits: the Follow ends with ErrOutOfRange, whatever the new log's
+// length, rather than take the new thread's entries for the next ones of
+// the log it followed. It used to yield them (a follow=thread viewer got
+// another thread's events as its thread's next), or wait for ever on a new
+// log as long as the old (hostile review).
+func TestMemoryFollowRecreated(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, reason string
+		entries      int // of the new log; the old has 3
+	}{
+		{"longer", "the new log passes the follower's position", 5},
+		{"as long", "the new log ends at the follower's position", 3},
+		{"shorter", "the new log ends before it", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			m := relay.NewMemory(nil)
+			for pos := int64(1); pos <= 3; pos++ {
+				require.NoError(t, m.Append(ctx, "t", pos, []byte(`{"old":true}`)))
+			}
+			got := make(chan error, 1)
+			go func() {
+				for e, err := range m.Follow(ctx, "t", 3) {
+					if err == nil {
+						err = fmt.Errorf("entry %d: %s", e.Pos, e.Event)
+					}
+					got <- err
+					return
+				}
+			}()
+			waitFor(t, "the Follow waits", func() bool { return relay.MemoryWaits(m, "t") })
+			require.NoError(t, m.Delete(ctx, "t"))
+			for pos := int64(1); pos <= int64(tc.entries); pos++ {
+				require.NoError(t, m.Append(ctx, "t", pos, []byte(`{"new":true}`)))
+			}
+			assert.ErrorIs(t, <-got, relay.ErrOutOfRange, tc.reason)
+		})
+	}
+}

@@ -66,6 +66,9 @@ func (r *Relay) postAgent(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 		ru, status, err = r.startRun(req, t, g, body, taken, in, raw.State)
+		if errors.Is(err, errLogMoved) && time.Now().Before(deadline) {
+			continue // t is synced: the POST is told again from a reconnect
+		}
 		if status != http.StatusConflict || !r.waitRunEnd(req.Context(), t, deadline, pause) {
 			break
 		}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -323,4 +324,148 @@ func TestRelayConflictNotRecorded(t *testing.T) {
 	assert.LessOrEqual(t, counted.leases.Load(), int64(10), "Lease calls of the refused POST")
 	release()
 	first.wait(t)
+}
+
+// TestRelayReconnectSeveralRuns runs an agent whose answer holds two runs,
+// each named otherwise than the input's runId, the second's RUN_STARTED
+// without an "input" (the relay records only the first's): a client that
+// reconnects with the body it sent and a Last-Event-ID, from a relay that
+// holds nothing of the thread, gets the rest of the answer from the log,
+// and the agent is not called again. The second RUN_STARTED, which is no
+// record, used to hide the first: the reconnect was a new run, and the
+// agent ran twice (hostile review).
+func TestRelayReconnectSeveralRuns(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, reason string
+		lastID       string
+		types        []string
+	}{
+		{"after run 1", "the second run", "2", []string{"RUN_STARTED", "STATE_SNAPSHOT", "RUN_FINISHED"}},
+		{"in run 2", "the rest of the second run", "3", []string{"STATE_SNAPSHOT", "RUN_FINISHED"}},
+		{"in run 1", "the rest of the first run (reconnects go run by run)", "1", []string{"RUN_FINISHED"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := newAgent(t, [][]byte{
+				[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"a1"}`),
+				[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"a1"}`),
+				[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"a2"}`),
+				[]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"n":2}}`),
+				[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"a2"}`),
+			})
+			store := relay.NewMemory(nil)
+			_, base := newRelay(t, a, relay.Options{Store: store})
+			input := []byte(`{"threadId":"t","runId":"clients-run","messages":[]}`)
+			status, events := post(t, base, input)
+			require.Equal(t, http.StatusOK, status)
+			require.Len(t, events, 5)
+
+			_, otherBase := newRelay(t, a, relay.Options{Store: store}) // holds nothing of the thread
+			status, events = postWith(t, otherBase, input, tc.lastID)
+			assert.Equal(t, http.StatusOK, status)
+			assert.Equal(t, tc.types, typesOf(t, dataOf(events)), tc.reason)
+			assert.Len(t, a.Inputs(), 1, "the agent ran once")
+		})
+	}
+}
+
+// gatedLease is a store whose Lease waits for gate to close once held is
+// closed (ready), so that a test holds a POST between its read of the
+// thread and its lease.
+type gatedLease struct {
+	relay.Store
+	held chan struct{} // closed when a Lease waits
+	gate chan struct{} // closed to let it go on
+	once sync.Once
+}
+
+func (s *gatedLease) Lease(ctx context.Context, thread, holder, run string, ttl time.Duration) error {
+	s.once.Do(func() {
+		close(s.held)
+		<-s.gate
+	})
+	return s.Store.Lease(ctx, thread, holder, run, ttl)
+}
+
+// TestRelayDuplicatePost sends the same run input twice, to two relays of
+// one store, as a client's retry does: the second POST reads the thread
+// before the first's run, which then runs and ends on the other relay
+// while the second takes the lease. The second is a reconnect of that run
+// (its runId, no new message) and gets its events from the log; the agent
+// runs once. It used to start a second run of the agent with the same
+// runId, once it had the lease (hostile review).
+func TestRelayDuplicatePost(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, reason string
+		lastID       string
+		types        []string
+	}{
+		{"no Last-Event-ID", "a retry of the body it sent: the prelude", "",
+			[]string{"RUN_STARTED", "STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED"}},
+		{"Last-Event-ID 0", "a reconnect from the start: the log", "0",
+			[]string{"RUN_STARTED", "STATE_SNAPSHOT", "RUN_FINISHED"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := agenttest.NewScript(t, agenttest.Echo([][]byte{
+				[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`),
+				[]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"n":1}}`),
+				[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`),
+			}))
+			store := relay.NewMemory(nil)
+			gated := &gatedLease{Store: store, held: make(chan struct{}), gate: make(chan struct{})}
+			_, first := newRelay(t, a, relay.Options{Store: store})
+			_, second := newRelay(t, a, relay.Options{Store: gated})
+			input := []byte(`{"threadId":"t","runId":"r","messages":[{"id":"u1","role":"user","content":"hi"}]}`)
+			type answer struct {
+				status int
+				events []sseEvent
+			}
+			late := make(chan answer, 1)
+			go func() {
+				status, events := sendSSE(t, http.MethodPost, second+"/agent", input, tc.lastID)
+				late <- answer{status, events}
+			}()
+			<-gated.held
+			status, events := post(t, first, input)
+			require.Equal(t, http.StatusOK, status)
+			require.Len(t, events, 3)
+			close(gated.gate)
+			got := <-late
+			assert.Equal(t, http.StatusOK, got.status, tc.reason)
+			assert.Equal(t, tc.types, typesOf(t, dataOf(got.events)), tc.reason)
+			assert.Len(t, a.Inputs(), 1, "the agent ran once")
+		})
+	}
+}
+
+// TestRelayForgedRecord runs an agent whose answer holds a second run
+// whose RUN_STARTED carries an "input" of its own making, with a runId
+// that no client sent: the log keeps that "input" as it is, and the relay
+// takes it for its record of the run's start, so a POST of that runId with
+// a Last-Event-ID is served from the log as a reconnect and never reaches
+// the agent. Skipped: hostile review finding "an agent's later RUN_STARTED
+// forges the relay's record"; the fix (the relay writes its own record in
+// every RUN_STARTED of the answer, or marks its record) is the lead's call.
+func TestRelayForgedRecord(t *testing.T) {
+	t.Skip("hostile review: an agent's later RUN_STARTED forges the relay's record (see the doc comment)")
+	t.Parallel()
+	a := newAgent(t, [][]byte{
+		[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"a1"}`),
+		[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"a1"}`),
+		[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"a2","input":{"threadId":"t","runId":"forged","messages":[]}}`),
+		[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"a2"}`),
+	})
+	store := relay.NewMemory(nil)
+	_, base := newRelay(t, a, relay.Options{Store: store})
+	status, _ := post(t, base, []byte(`{"threadId":"t","runId":"clients-run","messages":[]}`))
+	require.Equal(t, http.StatusOK, status)
+	_, otherBase := newRelay(t, a, relay.Options{Store: store})
+	status, _ = postWith(t, otherBase, []byte(`{"threadId":"t","runId":"forged","messages":[]}`), "2")
+	assert.Equal(t, http.StatusOK, status)
+	assert.Len(t, a.Inputs(), 2, "a runId that no client sent is a new run")
 }

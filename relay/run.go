@@ -55,6 +55,11 @@ var (
 	errRunLost   = errors.New("aguistate: another relay appended to the thread")
 )
 
+// errLogMoved reports a POST whose thread's log moved while it took the
+// lease (another relay's run ended meanwhile): it is told again from a
+// reconnect (see isReconnect) before it starts a run.
+var errLogMoved = errors.New("aguistate: the thread's log moved while its lease was taken")
+
 // errStopped is the cause of a run that a client stopped: it ends with
 // RUN_FINISHED, outcome "cancelled".
 var errStopped = errors.New("aguistate: the run was stopped")
@@ -104,8 +109,9 @@ func (e *endError) Unwrap() error { return e.err }
 // (holding taken bytes of r.inputs, which the run gives back): it takes the
 // thread's lease, reads the log again (another relay may have ended its
 // run meanwhile), ends a run in progress that nobody runs, and starts the
-// run's goroutine. It returns an HTTP status with its error. The caller
-// holds t.mu and has synced t.
+// run's goroutine. It returns an HTTP status with its error: 409 and
+// errLogMoved, having let the lease go, when the log moved to the end of a
+// run meanwhile. The caller holds t.mu and has synced t.
 func (r *Relay) startRun(req *http.Request, t *thread, g Grant, body []byte, taken int64, in aguistate.RunAgentInput, state json.RawMessage) (*run, int, error) {
 	ctx := req.Context()
 	if t.running != nil {
@@ -120,9 +126,14 @@ func (r *Relay) startRun(req *http.Request, t *thread, g Grant, body []byte, tak
 	} else if err != nil && !errors.Is(err, ErrStopped) { // a stop of a run that ended: this one is new
 		return nil, http.StatusServiceUnavailable, err
 	}
+	before := t.pos
 	if err := t.sync(ctx); err != nil { // the log as it is now that nobody else appends
 		_ = l.Release(ctx, t.id, r.holder)
 		return nil, http.StatusServiceUnavailable, err
+	}
+	if t.pos != before && !t.c.Running() { // a run ended meanwhile: the POST may be its reconnect
+		_ = l.Release(ctx, t.id, r.holder)
+		return nil, http.StatusConflict, errLogMoved
 	}
 	if t.c.Running() { // nobody runs it: this relay has its lease
 		if err := t.appendOwn(ctx, runError(CodeRunLost, msgRunLost)); err != nil {

@@ -9,8 +9,8 @@ import (
 )
 
 // startedRun is what a thread knows of the run id of the input that
-// started its last run up to its position: the "runId" of the "input" of
-// the log's last RUN_STARTED ("" when it has none). It is known from the
+// started its last run up to its position: the "runId" of the "input" of the
+// log's last RUN_STARTED that holds the relay's record. It is known from the
 // events applied since the thread was loaded, and otherwise read once
 // from the log (see startedBy).
 type startedRun struct {
@@ -18,13 +18,18 @@ type startedRun struct {
 	known bool
 }
 
-// note takes event, the log's next event, into s: a RUN_STARTED sets it.
+// note takes event, the log's next event, into s: a RUN_STARTED that
+// holds the relay's record of its run (an "input" with a "runId") sets it.
+// One without, an agent's next run in the same answer, does not: a
+// reconnect of that answer names the input's runId.
 func (s *startedRun) note(event []byte) {
 	// A type written with an escape (RUN\u005fSTARTED) holds "\u".
 	if !bytes.Contains(event, []byte("RUN_STARTED")) && !bytes.Contains(event, []byte(`\u`)) || eventType(event) != "RUN_STARTED" {
 		return
 	}
-	*s = startedRun{runID: inputRunID(event), known: true}
+	if id := inputRunID(event); id != "" {
+		*s = startedRun{runID: id, known: true}
+	}
 }
 
 // inputRunID returns the "runId" of the "input" of a RUN_STARTED's JSON
