@@ -52,10 +52,7 @@ func (r *Relay) followThread(w http.ResponseWriter, req *http.Request, t *thread
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	ctx, cancel := context.WithCancel(req.Context())
-	defer cancel()
-	defer context.AfterFunc(r.ctx, cancel)() // Close ends the stream
-	req = req.WithContext(ctx)
+	ctx := req.Context()
 	sw := r.sse(w)
 	defer sw.close()
 	j := joinPoint{} // a thread with no event: from position 0, nothing before
@@ -77,8 +74,10 @@ func (r *Relay) followThread(w http.ResponseWriter, req *http.Request, t *thread
 		r.rest(t)
 		wctx, wcancel := context.WithCancel(ctx)
 		stopDrain := context.AfterFunc(r.drainCtx, wcancel) // Shutdown sends a waiting follower to another relay
+		stopClose := context.AfterFunc(r.ctx, wcancel)      // and Close ends the stream (streamRun sees Close itself)
 		err := r.awaitRun(wctx, sw, t, sent)
 		stopDrain()
+		stopClose()
 		wcancel()
 		r.wake(t)
 		if err != nil {

@@ -280,6 +280,11 @@ func (r *Relay) streamRun(sw *sseWriter, req *http.Request, t *thread, j joinPoi
 		sw.end()
 	}
 
+	// closing sends, as the relay closes, what the log holds after sent: the
+	// RUN_ERROR (CodeRelayStopped) that a run of this relay recorded as it
+	// ended, which the hub may not have delivered yet.
+	closing := func() { _, _ = readLog() }
+
 	if j.prelude != nil {
 		sendPrelude()
 	}
@@ -354,6 +359,7 @@ func (r *Relay) streamRun(sw *sseWriter, req *http.Request, t *thread, j joinPoi
 		case <-ctx.Done():
 			return sent, false
 		case <-r.ctx.Done():
+			closing()
 			return sent, false
 		case <-j.gone: // deleted: nothing more to follow
 			sw.end()
