@@ -30,11 +30,9 @@ var opKinds = map[string]opKind{
 // operation is one decoded, structurally valid patch operation.
 type operation struct {
 	kind     opKind
-	op       string   // "op" as sent
-	pathText string   // "path" as sent
-	fromText string   // "from" as sent, move and copy only
-	path     []string // reference tokens of path
-	from     []string // reference tokens of from
+	op       string // "op" as sent
+	pathText string // "path" as sent, a JSON Pointer
+	fromText string // "from" as sent, move and copy only
 	value    *jsonv.Node
 }
 
@@ -82,11 +80,11 @@ func decodeOperation(n *jsonv.Node, o *operation) error {
 		o.fromText = textMember(n, "from")
 	}
 	var err error
-	if o.pathText, o.path, err = pointerMember(n, "path"); err != nil {
+	if o.pathText, err = pointerMember(n, "path"); err != nil {
 		return err
 	}
 	if kind == opMove || kind == opCopy {
-		if o.fromText, o.from, err = pointerMember(n, "from"); err != nil {
+		if o.fromText, err = pointerMember(n, "from"); err != nil {
 			return err
 		}
 	}
@@ -106,16 +104,18 @@ func textMember(n *jsonv.Node, name string) string {
 	return ""
 }
 
-func pointerMember(n *jsonv.Node, name string) (string, []string, error) {
+// pointerMember returns the member name of n, checked to be a JSON
+// Pointer. It is split into tokens when the operation is applied (see
+// [patcher.apply]).
+func pointerMember(n *jsonv.Node, name string) (string, error) {
 	v := n.Get(name)
 	if v == nil || v.Kind() != jsonv.String {
-		return "", nil, fmt.Errorf("%w: %q is missing or not a string", errMalformedPatch, name)
+		return "", fmt.Errorf("%w: %q is missing or not a string", errMalformedPatch, name)
 	}
-	tokens, err := jsonv.ParsePointer(v.Text())
-	if err != nil {
-		return v.Text(), nil, fmt.Errorf("%w: %q: %w", errMalformedPatch, name, err)
+	if err := jsonv.CheckPointer(v.Text()); err != nil {
+		return v.Text(), fmt.Errorf("%w: %q: %w", errMalformedPatch, name, err)
 	}
-	return v.Text(), tokens, nil
+	return v.Text(), nil
 }
 
 // applyPatch applies decoded operations to doc in order, all or none (RFC
@@ -178,17 +178,29 @@ type patcher struct {
 // numbers of the document compared by tests.
 func (p *patcher) cost() int { return p.work + p.edit.Work() }
 
+// stackTokens is how many reference tokens of an operation's pointers
+// [patcher.apply] keeps on its stack; longer pointers take an allocation.
+const stackTokens = 128
+
 func (p *patcher) apply(o *operation) error {
+	// The tokens of both pointers share one array on the stack: a deep
+	// path costs no allocation, nor garbage to collect. decodeOperation
+	// checked both pointers.
+	var buf [stackTokens]string
+	tokens, _ := jsonv.AppendTokens(buf[:0], o.fromText)
+	nf := len(tokens)
+	tokens, _ = jsonv.AppendTokens(tokens, o.pathText)
+	from, path := tokens[:nf:nf], tokens[nf:]
 	switch o.kind {
 	case opAdd:
-		return p.add(o.path, o.value, false)
+		return p.add(path, o.value, false)
 	case opRemove:
-		_, err := p.remove(o.path)
+		_, err := p.remove(path)
 		return err
 	case opReplace:
-		return p.replace(o.path, o.value)
+		return p.replace(path, o.value)
 	case opTest:
-		v, err := p.resolve(o.path)
+		v, err := p.resolve(path)
 		if err != nil {
 			return err
 		}
@@ -198,20 +210,20 @@ func (p *patcher) apply(o *operation) error {
 		}
 		return nil
 	case opMove:
-		if isProperPrefix(o.from, o.path) {
+		if isProperPrefix(from, path) {
 			return fmt.Errorf("\"from\" %s is a proper prefix of \"path\"", jsonv.Quote(o.fromText))
 		}
-		if len(o.from) == len(o.path) && isProperPrefixOrEqual(o.from, o.path) {
-			_, err := p.resolve(o.from) // moving a value onto itself changes nothing
+		if len(from) == len(path) && isProperPrefixOrEqual(from, path) {
+			_, err := p.resolve(from) // moving a value onto itself changes nothing
 			return err
 		}
-		v, err := p.remove(o.from)
+		v, err := p.remove(from)
 		if err != nil {
 			return err
 		}
-		return p.add(o.path, v, true)
+		return p.add(path, v, true)
 	default: // opCopy
-		v, err := p.resolve(o.from)
+		v, err := p.resolve(from)
 		if err != nil {
 			return err
 		}
@@ -220,7 +232,7 @@ func (p *patcher) apply(o *operation) error {
 		// a container that v is or holds, putting v inside itself, and no
 		// later operation may change both copies through one edit.
 		p.edit.Seal()
-		return p.add(o.path, v, true)
+		return p.add(path, v, true)
 	}
 }
 

@@ -235,15 +235,17 @@ func evanphxConformant(doc *jsonv.Node, ops []operation) bool {
 		return false
 	}
 	for _, o := range ops {
-		if len(o.path) == 0 || ((o.kind == opMove || o.kind == opCopy) && len(o.from) == 0) {
+		path, _ := jsonv.ParsePointer(o.pathText)
+		from, _ := jsonv.ParsePointer(o.fromText)
+		if len(path) == 0 || ((o.kind == opMove || o.kind == opCopy) && len(from) == 0) {
 			return false
 		}
-		for _, t := range append(append([]string(nil), o.path...), o.from...) {
+		for _, t := range append(path, from...) {
 			if t == "" || (t[0] >= '0' && t[0] <= '9' && !jsonv.IsArrayIndex(t)) || t[0] == '+' || (t[0] == '-' && t != "-") {
 				return false
 			}
 		}
-		if o.kind == opMove && isProperPrefix(o.from, o.path) {
+		if o.kind == opMove && isProperPrefix(from, path) {
 			return false
 		}
 		if o.kind == opTest && !plainValue(o.value) {

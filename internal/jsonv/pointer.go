@@ -19,42 +19,71 @@ func ParsePointer(s string) ([]string, error) {
 	if s == "" {
 		return nil, nil
 	}
-	if s[0] != '/' {
-		return nil, fmt.Errorf(`%w: it does not start with "/"`, ErrPointer)
-	}
-	tokens := make([]string, 0, strings.Count(s, "/"))
-	start, tilde := 1, false
-	for i := 1; ; i++ {
-		if i < len(s) && s[i] != '/' {
-			tilde = tilde || s[i] == '~'
-			continue
-		}
-		t := s[start:i]
-		if tilde {
-			var err error
-			if t, err = unescapeToken(t); err != nil {
-				return nil, err
-			}
-		}
-		tokens = append(tokens, t)
-		if i == len(s) {
-			return tokens, nil
-		}
-		start, tilde = i+1, false
-	}
+	return AppendTokens(make([]string, 0, strings.Count(s, "/")), s)
 }
 
-// unescapeToken returns the reference token t, which holds "~", with "~0"
-// read as "~" and "~1" as "/".
-func unescapeToken(t string) (string, error) {
+// CheckPointer returns the error [ParsePointer] returns for s, without
+// splitting s: a pointer without "~" is read once and allocates nothing.
+func CheckPointer(s string) error {
+	if s != "" && s[0] != '/' {
+		return errNoSlash
+	}
+	for i := strings.IndexByte(s, '~'); i >= 0; {
+		if i+1 == len(s) || (s[i+1] != '0' && s[i+1] != '1') {
+			return errBadTilde
+		}
+		j := strings.IndexByte(s[i+2:], '~')
+		if j < 0 {
+			break
+		}
+		i += 2 + j
+	}
+	return nil
+}
+
+var (
+	errNoSlash  = fmt.Errorf(`%w: it does not start with "/"`, ErrPointer)
+	errBadTilde = fmt.Errorf(`%w: "~" is not followed by "0" or "1"`, ErrPointer)
+)
+
+// AppendTokens appends the reference tokens of the JSON Pointer s to dst,
+// as [ParsePointer] returns them, and fails as it does. A dst with room
+// for them, such as a slice of an array on the caller's stack, spares the
+// allocation.
+func AppendTokens(dst []string, s string) ([]string, error) {
+	if err := CheckPointer(s); err != nil || s == "" {
+		return dst, err
+	}
+	// Split in one tight pass, then unescape the tokens that hold "~": a
+	// long path of short tokens costs a few instructions a byte.
+	first, start := len(dst), 1
+	for i := 1; i < len(s); i++ {
+		if s[i] == '/' {
+			dst = append(dst, s[start:i])
+			start = i + 1
+		}
+	}
+	dst = append(dst, s[start:])
+	if strings.IndexByte(s, '~') < 0 {
+		return dst, nil
+	}
+	for i := first; i < len(dst); i++ {
+		if strings.IndexByte(dst[i], '~') >= 0 {
+			dst[i] = unescapeToken(dst[i])
+		}
+	}
+	return dst, nil
+}
+
+// unescapeToken returns the reference token t, which holds "~" followed
+// by "0" or "1" only (see [CheckPointer]), with "~0" read as "~" and "~1"
+// as "/".
+func unescapeToken(t string) string {
 	var b strings.Builder
 	for j := 0; j < len(t); j++ {
 		if t[j] != '~' {
 			b.WriteByte(t[j])
 			continue
-		}
-		if j+1 == len(t) || (t[j+1] != '0' && t[j+1] != '1') {
-			return "", fmt.Errorf(`%w: "~" is not followed by "0" or "1"`, ErrPointer)
 		}
 		if t[j+1] == '0' {
 			b.WriteByte('~')
@@ -63,7 +92,7 @@ func unescapeToken(t string) (string, error) {
 		}
 		j++
 	}
-	return b.String(), nil
+	return b.String()
 }
 
 var tokenEscaper = strings.NewReplacer("~", "~0", "/", "~1")
