@@ -5,6 +5,7 @@ package jsonv
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -56,23 +57,26 @@ func AppendTokens(dst []string, s string) ([]string, error) {
 	}
 	// Split in one tight pass, then unescape the tokens that hold "~": a
 	// long path of short tokens costs a few instructions a byte.
-	first, start := len(dst), 1
+	first := len(dst)
+	dst = slices.Grow(dst, strings.Count(s, "/"))
+	out := dst[first:cap(dst)]
+	k, start := 0, 1
 	for i := 1; i < len(s); i++ {
 		if s[i] == '/' {
-			dst = append(dst, s[start:i])
-			start = i + 1
+			out[k] = s[start:i]
+			k, start = k+1, i+1
 		}
 	}
-	dst = append(dst, s[start:])
-	if strings.IndexByte(s, '~') < 0 {
-		return dst, nil
-	}
-	for i := first; i < len(dst); i++ {
-		if strings.IndexByte(dst[i], '~') >= 0 {
-			dst[i] = unescapeToken(dst[i])
+	out[k] = s[start:]
+	out = out[:k+1]
+	if strings.IndexByte(s, '~') >= 0 {
+		for i, t := range out {
+			if strings.IndexByte(t, '~') >= 0 {
+				out[i] = unescapeToken(t)
+			}
 		}
 	}
-	return dst, nil
+	return dst[:first+k+1], nil
 }
 
 // unescapeToken returns the reference token t, which holds "~" followed

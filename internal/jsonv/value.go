@@ -152,20 +152,21 @@ func (memberMeasure) Of(m member) summary { return memberSummary(m.Key, m.Value)
 // memberSummary is the summary of the member name: v, as Size and Depth
 // give it, reading v's header once.
 func memberSummary(name string, v *Node) summary {
-	k := Kind(v.meta & kindMask)
+	if v.meta&(kindMask|packedFlag) == uint64(Object) {
+		// A tree object first: the one an edit's path goes through.
+		m := &v.object().members
+		sum := m.Summary()
+		return summary{len(name) + 5 + sum.size + max(m.Len()-1, 0) + v.aux(), sum.depth + 1, 1}
+	}
 	switch {
-	case k < Array:
+	case Kind(v.meta&kindMask) < Array:
 		return summary{len(name) + 3 + v.aux(), 0, 1}
 	case v.meta&packedFlag != 0:
 		return summary{len(name) + 3 + v.packedSize(), int32(v.packedDepth()), 1}
-	case k == Array:
-		s := &v.array().elems
-		sum := s.Summary()
-		return summary{len(name) + 5 + sum.size + max(s.Len()-1, 0), sum.depth + 1, 1}
 	}
-	m := &v.object().members
-	sum := m.Summary()
-	return summary{len(name) + 5 + sum.size + max(m.Len()-1, 0) + v.aux(), sum.depth + 1, 1}
+	s := &v.array().elems // a tree array
+	sum := s.Summary()
+	return summary{len(name) + 5 + sum.size + max(s.Len()-1, 0), sum.depth + 1, 1}
 }
 
 type (
