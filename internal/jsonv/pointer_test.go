@@ -30,15 +30,36 @@ func TestParsePointer(t *testing.T) {
 		t.Run(tt.in, func(t *testing.T) {
 			t.Parallel()
 			got, err := ParsePointer(tt.in)
+			assert.Equal(t, err, CheckPointer(tt.in), "CheckPointer fails as ParsePointer does")
+			appended, aerr := AppendTokens([]string{"kept"}, tt.in)
+			assert.Equal(t, err, aerr, "AppendTokens fails as ParsePointer does")
 			if tt.err {
 				assert.ErrorIs(t, err, ErrPointer, tt.reason)
+				assert.Equal(t, []string{"kept"}, appended, "a failed append leaves dst as it was")
 				return
 			}
 			assert.NoError(t, err, tt.reason)
 			assert.Equal(t, tt.want, got, tt.reason)
+			assert.Equal(t, append([]string{"kept"}, tt.want...), appended, "AppendTokens appends after what dst holds")
 			assert.Equal(t, tt.in, FormatPointer(got), "formats back")
 		})
 	}
+}
+
+// TestAppendTokensRoom checks that AppendTokens into a dst with room for
+// the tokens, and CheckPointer, allocate nothing for a pointer without
+// "~", and that a dst without enough room grows.
+func TestAppendTokensRoom(t *testing.T) {
+	var room [4]string
+	allocs := testing.AllocsPerRun(100, func() { _, _ = AppendTokens(room[:0], "/a/b/c") })
+	assert.Zero(t, allocs, "dst had room")
+	allocs = testing.AllocsPerRun(100, func() { _ = CheckPointer("/a/b~1c/d") })
+	assert.Zero(t, allocs, "a check splits nothing")
+	small := [3]string{"x", "y"}
+	got, err := AppendTokens(small[:2], "/a/b/c")
+	assert.NoError(t, err)
+	assert.Equal(t, []string{"x", "y", "a", "b", "c"}, got, "past the room, dst grows")
+	assert.Equal(t, [3]string{"x", "y", ""}, small, "and the array it had is not written")
 }
 
 func TestArrayIndex(t *testing.T) {
