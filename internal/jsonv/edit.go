@@ -74,8 +74,9 @@ func (e *Edit) update(n *Node, tokens []string, i int, f func(*Node) (*Node, err
 	t := tokens[i]
 	e.charge(stepWork + len(t))
 	if n.meta&(kindMask|packedFlag) == uint64(Object) {
-		// A tree object: the member is found and measured once, its
-		// copy set on the way back up.
+		// A tree object: the member is found and measured once (before
+		// the edit, which may change in place nodes it shares), its copy
+		// set on the way back up.
 		pos, child := n.object().members.Find(t)
 		if pos < 0 {
 			_, _, err := Child(n, t)
@@ -99,14 +100,10 @@ func (e *Edit) update(n *Node, tokens []string, i int, f func(*Node) (*Node, err
 		}
 		return e.SetAt(n, pos, next), nil
 	}
-	// Measured before the child is edited: the edit may change in place
-	// nodes that the child shares. In an object, the child's name is t.
-	var was summary
-	if n.Kind() == Object {
-		was = memberMeasure{}.Of(member{Key: t, Value: child})
-	} else {
-		was = elemMeasure{}.Of(child)
-	}
+	// A tree array (a tree object took the path above). The element is
+	// measured before it is edited: the edit may change in place nodes
+	// that it shares.
+	was := elemMeasure{}.Of(child)
 	next, err := e.update(child, tokens, i+1, f)
 	if err != nil {
 		return nil, err
