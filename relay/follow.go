@@ -55,10 +55,11 @@ func (r *Relay) followThread(w http.ResponseWriter, req *http.Request, t *thread
 	ctx := req.Context()
 	sw := r.sse(w)
 	defer sw.close()
-	j := joinPoint{} // a thread with no event: from position 0, nothing before
+	j := joinPoint{gone: t.gone} // a thread with no event: from position 0, nothing before
 	if t.pos > 0 {
 		j = t.join(lastID)
 	}
+	gone := j.gone // the thread the follower joined: one made again after a delete is another
 	t.mu.Unlock()
 	for {
 		sent, ok := r.streamRun(sw, req, t, j, nil, false)
@@ -86,7 +87,7 @@ func (r *Relay) followThread(w http.ResponseWriter, req *http.Request, t *thread
 		t.mu.Lock()
 		err = t.sync(ctx)
 		switch {
-		case err == nil && t.pos < sent:
+		case err == nil && (t.pos < sent || t.gone != gone):
 			err = errDeleted
 		case err == nil:
 			j = t.join(strconv.FormatInt(sent, 10))

@@ -7,9 +7,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/aguistate/aguistate/internal/framing"
+	"iter"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -252,4 +256,113 @@ func TestRelayDeleteEndsViewers(t *testing.T) {
 	assert.Equal(t, "1", events[0].id, "the thread starts again at position 1")
 	status, _ = getThread(t, there, "t")
 	assert.Equal(t, http.StatusOK, status, "another relay serves the new thread")
+}
+
+// gatedRead is a store whose first Read (Follow, when follow) after
+// position after waits, once reached is closed, until open is closed.
+type gatedRead struct {
+	relay.Store
+	after   int64
+	follow  bool
+	once    sync.Once
+	reached chan struct{}
+	open    chan struct{}
+}
+
+func newGatedRead(after int64, follow bool) *gatedRead {
+	return &gatedRead{Store: relay.NewMemory(nil), after: after, follow: follow, reached: make(chan struct{}), open: make(chan struct{})}
+}
+
+func (g *gatedRead) gate(follow bool, after int64) {
+	if follow == g.follow && after == g.after {
+		g.once.Do(func() {
+			close(g.reached)
+			<-g.open
+		})
+	}
+}
+
+func (g *gatedRead) Read(ctx context.Context, thread string, after int64) iter.Seq2[relay.Entry, error] {
+	g.gate(false, after)
+	return g.Store.Read(ctx, thread, after)
+}
+
+func (g *gatedRead) Follow(ctx context.Context, thread string, after int64) iter.Seq2[relay.Entry, error] {
+	g.gate(true, after)
+	return g.Store.Follow(ctx, thread, after)
+}
+
+// deleteAndRunAgain appends a run of thread t ("old") to store, and
+// returns a relay in front of store whose agent runs it again ("new") with
+// more events, and a function that deletes t through the relay and runs
+// it again.
+func deleteAndRunAgain(t *testing.T, store relay.Store) (base string, again func()) {
+	ctx := context.Background()
+	for i, ev := range []string{`{"type":"RUN_STARTED","threadId":"t","runId":"old"}`,
+		`{"type":"STATE_SNAPSHOT","snapshot":{"thread":"old"}}`, `{"type":"RUN_FINISHED","threadId":"t","runId":"old"}`} {
+		require.NoError(t, store.Append(ctx, "t", int64(i+1), []byte(ev)))
+	}
+	a := newAgent(t, [][]byte{[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"new"}`),
+		[]byte(`{"type":"STATE_SNAPSHOT","snapshot":{"thread":"new"}}`), []byte(`{"type":"STATE_SNAPSHOT","snapshot":{"thread":"new!"}}`),
+		[]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"new"}`)})
+	_, base = newRelay(t, a, relay.Options{Store: store})
+	return base, func() {
+		status, _, body := send(t, http.MethodDelete, base+"/threads/t", "", nil)
+		require.Equal(t, http.StatusNoContent, status, body)
+		status, _ = post(t, base, []byte(`{"threadId":"t","runId":"new","messages":[]}`))
+		require.Equal(t, http.StatusOK, status)
+	}
+}
+
+// TestRelayDeleteDuringJoin deletes a thread, and runs it again, while a
+// viewer that joined it by Last-Event-ID is about to read the log after its
+// position: the viewer's stream ends without an event of the new thread,
+// which is not the one it joined (its positions past the viewer's would
+// read as the old thread's next events).
+func TestRelayDeleteDuringJoin(t *testing.T) {
+	t.Parallel()
+	for _, follow := range []bool{false, true} {
+		t.Run(fmt.Sprintf("follow=%v", follow), func(t *testing.T) {
+			t.Parallel()
+			// The viewer reads the log after 1 as it joins; the follower waits
+			// for the log to grow past 3, the end of the run it got.
+			store := newGatedRead(map[bool]int64{false: 1, true: 3}[follow], follow)
+			base, again := deleteAndRunAgain(t, store)
+			url, lastID := base+"/threads/t/events", "1"
+			if follow {
+				url, lastID = url+"?follow=thread", ""
+			}
+			req, err := http.NewRequestWithContext(testContext(t), http.MethodGet, url, nil)
+			require.NoError(t, err)
+			if lastID != "" {
+				req.Header.Set("Last-Event-ID", lastID)
+			}
+			viewer := make(chan []sseEvent, 1)
+			go func() {
+				var events []sseEvent
+				defer func() { viewer <- events }()
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					return
+				}
+				defer resp.Body.Close()
+				f := framing.Fields{LastEventID: lastID}
+				for data, err := range framing.ReadFields(resp.Body, framing.SSE, 0, 0, &f) {
+					if err != nil {
+						return
+					}
+					events = append(events, sseEvent{f.LastEventID, string(data)})
+					if strings.Contains(string(data), "new") { // the new thread's: enough
+						return
+					}
+				}
+			}()
+			<-store.reached
+			again()
+			close(store.open)
+			for _, e := range <-viewer {
+				assert.NotContains(t, e.data, "new", "event %s: the viewer of the deleted thread gets an event of the new one", e.id)
+			}
+		})
+	}
 }

@@ -239,8 +239,19 @@ func (r *Relay) streamRun(sw *sseWriter, req *http.Request, t *thread, j joinPoi
 			return false
 		}
 	}
+	// deleted reports whether the thread was deleted through this relay
+	// since the viewer joined it: a log or hub of the id then holds another
+	// thread, whose positions past sent would read as this one's next.
+	deleted := func() bool {
+		select {
+		case <-j.gone:
+			return true
+		default:
+			return false
+		}
+	}
 	// readLog sends the log's events after sent, up to its end, and reports
-	// whether the stream is over.
+	// whether the stream is over; errDeleted when the thread was deleted.
 	atEnd := false // the next read is expected to find nothing after sent
 	readLog := func() (bool, error) {
 		rctx := ctx
@@ -250,6 +261,9 @@ func (r *Relay) streamRun(sw *sseWriter, req *http.Request, t *thread, j joinPoi
 		for e, err := range t.store.Read(rctx, t.id, sent) {
 			if err != nil {
 				return false, err
+			}
+			if deleted() { // the read may have reached a thread made again since
+				return false, errDeleted
 			}
 			if sw.event(strconv.FormatInt(e.Pos, 10), true, e.Event) != nil {
 				return true, nil // the viewer is gone
@@ -312,7 +326,7 @@ func (r *Relay) streamRun(sw *sseWriter, req *http.Request, t *thread, j joinPoi
 		}
 	}
 	switch {
-	case err != nil && !sw.started:
+	case err != nil && !sw.started && !errors.Is(err, errDeleted):
 		r.storeFailed(w, req, err)
 		return sent, false
 	case err != nil:
@@ -385,14 +399,12 @@ func (r *Relay) streamRun(sw *sseWriter, req *http.Request, t *thread, j joinPoi
 			}
 		case e, ok := <-j.sub.ch:
 			j.sub.take(e)
+			if deleted() { // the hub dropped j.sub as the thread was deleted, or e is of a thread made again since
+				sw.end()
+				return sent, false
+			}
 			switch {
 			case !ok || e.pos > sent+1: // fell behind the hub, or a gap: read the log
-				select {
-				case <-j.gone: // the hub dropped the stream as the thread was deleted
-					sw.end()
-					return sent, false
-				default:
-				}
 				if !ok { // back on the hub, once the log brings the stream there
 					t.mu.Lock()
 					dropped, j.sub = j.sub, t.subscribe()
