@@ -4,8 +4,10 @@
 package storetest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
 	"testing"
@@ -36,10 +38,24 @@ type liveStream struct {
 // reads the answer's events as they come, until it ends or tb does.
 func openLive(tb testing.TB, url, lastID string) *liveStream {
 	tb.Helper()
+	return openLiveRequest(tb, http.MethodGet, url, lastID, nil)
+}
+
+// openLiveRequest is openLive for a request of method with body (none when
+// nil), sent as JSON.
+func openLiveRequest(tb testing.TB, method, url, lastID string, body []byte) *liveStream {
+	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	tb.Cleanup(cancel)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, r)
 	require.NoError(tb, err)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
 	}

@@ -135,6 +135,7 @@ var relayTests = []test{
 	{"FollowDeleted", testRelayFollowDeleted},
 	{"FollowResume", testRelayFollowResume},
 	{"FollowClosed", testRelayFollowClosed},
+	{"JoinSeam", testRelayJoinSeam},
 }
 
 // namespace returns a new namespace name, unique across processes.
