@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -292,14 +293,18 @@ func (g *gatedRead) Follow(ctx context.Context, thread string, after int64) iter
 	return g.Store.Follow(ctx, thread, after)
 }
 
-// deleteAndRunAgain appends a run of thread t ("old") to store, and
-// returns a relay in front of store whose agent runs it again ("new") with
-// more events, and a function that deletes t through the relay and runs
-// it again.
-func deleteAndRunAgain(t *testing.T, store relay.Store) (base string, again func()) {
+// deleteAndRunAgain appends a run of thread t ("old") of n events to
+// store, and returns a relay in front of store whose agent runs it again
+// ("new") with 4 events, and a function that deletes t through the relay
+// and runs it again.
+func deleteAndRunAgain(t *testing.T, store relay.Store, n int) (base string, again func()) {
 	ctx := context.Background()
-	for i, ev := range []string{`{"type":"RUN_STARTED","threadId":"t","runId":"old"}`,
-		`{"type":"STATE_SNAPSHOT","snapshot":{"thread":"old"}}`, `{"type":"RUN_FINISHED","threadId":"t","runId":"old"}`} {
+	old := []string{`{"type":"RUN_STARTED","threadId":"t","runId":"old"}`}
+	for len(old) < n-1 {
+		old = append(old, `{"type":"STATE_SNAPSHOT","snapshot":{"thread":"old"}}`)
+	}
+	old = append(old, `{"type":"RUN_FINISHED","threadId":"t","runId":"old"}`)
+	for i, ev := range old {
 		require.NoError(t, store.Append(ctx, "t", int64(i+1), []byte(ev)))
 	}
 	a := newAgent(t, [][]byte{[]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"new"}`),
@@ -321,16 +326,29 @@ func deleteAndRunAgain(t *testing.T, store relay.Store) (base string, again func
 // read as the old thread's next events).
 func TestRelayDeleteDuringJoin(t *testing.T) {
 	t.Parallel()
-	for _, follow := range []bool{false, true} {
-		t.Run(fmt.Sprintf("follow=%v", follow), func(t *testing.T) {
+	for _, tc := range []struct {
+		name, reason string
+		events       int    // of the old thread
+		lastID       string // the viewer's
+		follow       bool
+	}{
+		{"catch-up", "the read after Last-Event-ID finds the new log longer", 3, "1", false},
+		{"past the end", "the read after Last-Event-ID finds the new log shorter: the viewer gets no prelude of it", 6, "5", false},
+		{"follow=thread", "the follower waits for the next run after the old one's end", 3, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			// The viewer reads the log after 1 as it joins; the follower waits
-			// for the log to grow past 3, the end of the run it got.
-			store := newGatedRead(map[bool]int64{false: 1, true: 3}[follow], follow)
-			base, again := deleteAndRunAgain(t, store)
-			url, lastID := base+"/threads/t/events", "1"
-			if follow {
-				url, lastID = url+"?follow=thread", ""
+			// The viewer reads the log after lastID as it joins; the follower
+			// waits for the log to grow past 3, the end of the run it got.
+			store := newGatedRead(3, true)
+			if !tc.follow {
+				after, _ := strconv.ParseInt(tc.lastID, 10, 64)
+				store = newGatedRead(after, false)
+			}
+			base, again := deleteAndRunAgain(t, store, tc.events)
+			url, lastID := base+"/threads/t/events", tc.lastID
+			if tc.follow {
+				url += "?follow=thread"
 			}
 			req, err := http.NewRequestWithContext(testContext(t), http.MethodGet, url, nil)
 			require.NoError(t, err)
@@ -361,7 +379,7 @@ func TestRelayDeleteDuringJoin(t *testing.T) {
 			again()
 			close(store.open)
 			for _, e := range <-viewer {
-				assert.NotContains(t, e.data, "new", "event %s: the viewer of the deleted thread gets an event of the new one", e.id)
+				assert.NotContains(t, e.data, "new", "%s: event %s: the viewer of the deleted thread gets an event of the new one", tc.reason, e.id)
 			}
 		})
 	}

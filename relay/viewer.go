@@ -311,7 +311,10 @@ func (r *Relay) streamRun(sw *sseWriter, req *http.Request, t *thread, j joinPoi
 	if errors.Is(err, ErrOutOfRange) && !sw.started { // the log no longer holds what follows Last-Event-ID
 		t.mu.Lock()
 		var trim int64
-		if err = t.sync(ctx); err == nil {
+		switch err = t.sync(ctx); {
+		case err == nil && t.gone != j.gone: // the log is gone, or another thread's: no prelude of it
+			err = errDeleted
+		case err == nil:
 			if j.sub != nil {
 				trim = t.unsubscribe(j.sub)
 			}
