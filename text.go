@@ -85,10 +85,10 @@ func (t *txn) openText(k constructKind, id, role string, name, sub, meta *jsonv.
 		return
 	case m.role != role:
 		t.noTarget("message %s has the role %s, and the event starts one of the role %s",
-			jsonv.Quote(id), jsonv.Quote(m.role), jsonv.Quote(role))
+			quoted(id), quoted(m.role), quoted(role))
 		return
 	case t.isOpen(k, id) || !noText(m):
-		t.noTarget("%s %s is held already: a start that names it is a replay", k, jsonv.Quote(id))
+		t.noTarget("%s %s is held already: a start that names it is a replay", k, quoted(id))
 		return
 	default:
 		t.editMessage(i, m, t.mergeMetadata(m.v, meta))
@@ -160,7 +160,7 @@ func (t *txn) reasoningEnd(ev *jsonv.Node) error { return t.textEnd(ev, reasonin
 func (t *txn) openTarget(k constructKind, id string) (Message, int, bool) {
 	m, i, ok := t.target(k.writer(), id)
 	if ok && !t.isOpen(k, id) {
-		t.noTarget("%s %s is not open: its start was skipped, or it has ended", k, jsonv.Quote(id))
+		t.noTarget("%s %s is not open: its start was skipped, or it has ended", k, quoted(id))
 		return Message{}, -1, false
 	}
 	return m, i, ok
@@ -180,7 +180,7 @@ func (t *txn) encryptedValue(ev *jsonv.Node) error {
 	if subtype == "tool-call" {
 		tc, ok := t.findToolCall(id, true)
 		if !ok {
-			t.noTarget("no tool call %s in an assistant message", jsonv.Quote(id))
+			t.noTarget("no tool call %s in an assistant message", quoted(id))
 			return nil
 		}
 		t.setToolCall(tc, t.with(tc.call, "encryptedValue", val))

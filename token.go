@@ -84,6 +84,10 @@ func scanToken(text []byte, lastID string) (tk token, ok bool) {
 		var m uint8
 		switch string(name) {
 		case "type":
+			// Any other type ends the scan here: most events are not tokens.
+			if tk.typ = tokenTypeOf(val); tk.typ == nil || escaped {
+				return tk, false
+			}
 			m = tokenTypeMember
 		case "messageId", "toolCallId":
 			m, idName = tokenIDMember, name
@@ -102,15 +106,10 @@ func scanToken(text []byte, lastID string) (tk token, ok bool) {
 			return tk, false
 		}
 	}
-	if text[i] != '}' || skipSpace(text, i+1) != len(text) || esc[tokenTypeMember] || esc[tokenIDMember] {
+	if text[i] != '}' || skipSpace(text, i+1) != len(text) || esc[tokenIDMember] {
 		return tk, false
 	}
-	for j := range tokenTypes {
-		if string(raw[tokenTypeMember]) == tokenTypes[j].name {
-			tk.typ = &tokenTypes[j]
-		}
-	}
-	if tk.typ == nil || string(idName) != tk.typ.idName || len(raw[tokenIDMember]) == 0 {
+	if string(idName) != tk.typ.idName || len(raw[tokenIDMember]) == 0 {
 		return tk, false
 	}
 	if tk.id = lastID; string(raw[tokenIDMember]) != lastID {
@@ -130,6 +129,17 @@ func scanToken(text []byte, lastID string) (tk token, ok bool) {
 	}
 	tk.delta = n.Text()
 	return tk, true
+}
+
+// tokenTypeOf returns the token type named by raw, a "type" member's
+// unescaped text, or nil.
+func tokenTypeOf(raw []byte) *tokenType {
+	for j := range tokenTypes {
+		if string(raw) == tokenTypes[j].name {
+			return &tokenTypes[j]
+		}
+	}
+	return nil
 }
 
 // node returns the event as the general path reads it: an object of its

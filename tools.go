@@ -59,7 +59,7 @@ func (t *txn) toolStart(ev *jsonv.Node) error {
 
 func (t *txn) startToolCall(id, name, parent string, sub, meta *jsonv.Node) {
 	if _, ok := t.findToolCall(id, false); ok {
-		t.noTarget("tool call %s is held already: a start that names it is a replay", jsonv.Quote(id))
+		t.noTarget("tool call %s is held already: a start that names it is a replay", quoted(id))
 		return
 	}
 	call := t.mergeMetadata(jsonv.NewObjectOf([]string{"id", "type", "function"},
@@ -112,7 +112,7 @@ func (t *txn) appendToolArgs(id, delta string, meta *jsonv.Node) {
 	}
 	fn := r.call.Get("function")
 	if fn == nil || fn.Kind() != jsonv.Object {
-		t.noTarget("tool call %s has no \"function\" object", jsonv.Quote(id))
+		t.noTarget("tool call %s has no \"function\" object", quoted(id))
 		return
 	}
 	before := fn.Get("arguments")
@@ -146,10 +146,10 @@ func (t *txn) openToolCall(id string) (toolCallRef, bool) {
 		if r, held := t.findToolCall(id, false); held {
 			t.wrongRole(toolCallWriter, r.m)
 		} else {
-			t.noTarget("no tool call %s", jsonv.Quote(id))
+			t.noTarget("no tool call %s", quoted(id))
 		}
 	case !t.isOpen(toolConstruct, id):
-		t.noTarget("tool call %s is not open: its start was skipped, or it has ended", jsonv.Quote(id))
+		t.noTarget("tool call %s is not open: its start was skipped, or it has ended", quoted(id))
 	default:
 		return r, true
 	}
@@ -185,7 +185,7 @@ func (t *txn) toolResult(ev *jsonv.Node) error {
 		}
 		if held := old.v.Get("toolCallId"); held == nil || held.Kind() != jsonv.String || held.Text() != callID {
 			t.noTarget("message %s holds the result of tool call %s, not of tool call %s",
-				jsonv.Quote(id), jsonv.Quote(toolCallIDOf(held)), jsonv.Quote(callID))
+				quoted(id), quoted(toolCallIDOf(held)), quoted(callID))
 			return nil
 		}
 		t.setMessage(i, msg)

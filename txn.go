@@ -105,6 +105,12 @@ func (t *txn) noTarget(format string, args ...any) {
 	}
 }
 
+// quoted shows a string in a warning as jsonv.Quote does, quoted only when
+// the warning is read.
+type quoted string
+
+func (q quoted) String() string { return jsonv.Quote(string(q)) }
+
 // noTargetError is the warning of an event skipped for want of its
 // target: ErrNoTarget, with what was missing, written only when read, so
 // that a skipped event costs no formatting that nobody reads.

@@ -49,7 +49,7 @@ func (t *txn) target(w writer, id string) (Message, int, bool) {
 	m, i, held := t.message(id)
 	switch {
 	case !held:
-		t.noTarget("no message %s", jsonv.Quote(id))
+		t.noTarget("no message %s", quoted(id))
 	case !w.writes(m.role):
 		t.wrongRole(w, m)
 	default:
@@ -62,8 +62,14 @@ func (t *txn) target(w writer, id string) (Message, int, bool) {
 // held message m and the roles that w writes.
 func (t *txn) wrongRole(w writer, m Message) {
 	t.noTarget("message %s has the role %s, and %s write only into %s messages",
-		jsonv.Quote(m.id), jsonv.Quote(m.role), writeRule[w].events, quotedList(writeRule[w].roles))
+		quoted(m.id), quoted(m.role), writeRule[w].events, writerRoles(w))
 }
+
+// writerRoles shows in a warning the roles that a family writes, as
+// quotedList does, when the warning is read.
+type writerRoles writer
+
+func (w writerRoles) String() string { return quotedList(writeRule[w].roles) }
 
 // quotedList returns `"a"`, `"a" or "b"`, `"a", "b" or "c"`.
 func quotedList(items []string) string {
