@@ -276,9 +276,9 @@ func newLeafIn[T, P any](items []T, size int) (*P, *leaf[T]) {
 }
 
 // leafWith returns a zero P and a leaf of a copy of items allocated with
-// the array R of its elements, which room slices. The elements are copied
-// one by one: for the few a small leaf holds, that costs less than a call
-// to copy them in bulk.
+// the array R of its elements, which room slices. Items that fill R are
+// copied as one array value, and fewer one by one: for the few that a small
+// leaf holds, either costs less than a call to copy them in bulk.
 func leafWith[T, P, R any](items []T, room func(*R) []T) (*P, *leaf[T]) {
 	b := new(struct {
 		pre P
@@ -286,9 +286,13 @@ func leafWith[T, P, R any](items []T, room func(*R) []T) (*P, *leaf[T]) {
 		room R
 	})
 	r := room(&b.room)[:len(items)]
-	//lint:ignore S1001 copy calls typedslicecopy and memmove, which cost more here than the loop
-	for j, v := range items {
-		r[j] = v
+	if len(items) == cap(r) {
+		b.room = *(*R)(unsafe.Pointer(unsafe.SliceData(items))) // items are exactly an R
+	} else {
+		//lint:ignore S1001 copy calls typedslicecopy and memmove, which cost more here than the loop
+		for j, v := range items {
+			r[j] = v
+		}
 	}
 	b.items = r
 	return &b.pre, &b.leaf

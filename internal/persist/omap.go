@@ -53,6 +53,9 @@ func (m Map[V, S, M]) Len() int { return m.seq.Len() }
 // Summary returns the Add of the summaries of all entries.
 func (m Map[V, S, M]) Summary() S { return m.seq.Summary() }
 
+// Stat returns Len and Summary together, as [Seq.Stat] does.
+func (m *Map[V, S, M]) Stat() (int, S) { return m.seq.Stat() }
+
 // Flat returns the entries when m is a single leaf, as [Seq.Flat] does.
 func (m Map[V, S, M]) Flat() ([]Entry[V], bool) { return m.seq.Flat() }
 

@@ -142,6 +142,10 @@ func (s Seq[T, S, M]) At(i int) T {
 	return c.lf.items[i]
 }
 
+// Stat returns Len and Summary together. It reads them through a pointer:
+// the value methods copy s first, which costs more than reading them.
+func (s *Seq[T, S, M]) Stat() (int, S) { return s.root.len(), s.root.sum }
+
 // Flat returns the elements when s is a single leaf, as every Seq of at
 // most [FlatMax] elements but some that shrank to it are, and false
 // otherwise. The caller must not change them.
