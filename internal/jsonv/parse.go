@@ -517,9 +517,14 @@ func (p *parser) string() (text []byte, escaped bool, err error) {
 	p.pos++ // opening quote
 	start := p.pos
 	d := p.data
-	// Fast path: no escapes.
+	// Fast path: no escapes. Runs of plain ASCII are skipped eight bytes
+	// at a time; each other byte is looked at alone.
 	var high byte // the bits of every byte: ASCII when its top bit is clear
 	for p.pos < len(d) {
+		p.pos += plainRun(d[p.pos:])
+		if p.pos == len(d) {
+			break
+		}
 		c := d[p.pos]
 		if c == '"' {
 			s := d[start:p.pos]
@@ -568,6 +573,32 @@ func (p *parser) string() (text []byte, escaped bool, err error) {
 		}
 	}
 	return nil, false, p.fail(ErrSyntax, "unterminated string")
+}
+
+// plainRun returns the length of the run of plain bytes that b starts
+// with: ASCII, but not '"', '\\' or a control character. It reads b
+// eight bytes at a time.
+func plainRun(b []byte) int {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	n := len(b)
+	for len(b) >= 8 {
+		w := binary.LittleEndian.Uint64(b)
+		q, bs := w^(ones*'"'), w^(ones*'\\')
+		// A byte's top bit is set in a term where the byte is zero (q
+		// and bs: it was '"' or '\\'), below 0x20, or not ASCII. A term
+		// may set it in a plain byte too, but only above one it set
+		// rightly: a borrow moves up, never down.
+		if m := ((q-ones)&^q | (bs-ones)&^bs | (w-ones*0x20)&^w | w) & tops; m != 0 {
+			return n - len(b) + bits.TrailingZeros64(m)/8
+		}
+		b = b[8:]
+	}
+	for i, c := range b {
+		if c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			return n - len(b) + i
+		}
+	}
+	return n
 }
 
 func (p *parser) escape(buf []byte) ([]byte, error) {

@@ -3,6 +3,7 @@
 package jsonv
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -184,4 +185,35 @@ func TestParseShares(t *testing.T) {
 	assert.NotSame(t, n.Elem(0), n.Elem(5), "-0 is not 0's literal")
 	assert.Same(t, NewNull(), n.Elem(13))
 	assert.Same(t, NewBool(true), n.Elem(14))
+}
+
+// TestPlainRun checks plainRun against a byte-by-byte reading: every byte
+// value at every position of runs that cross the eight-byte words.
+func TestPlainRun(t *testing.T) {
+	want := func(b []byte) int {
+		for i, c := range b {
+			if c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
+				return i
+			}
+		}
+		return len(b)
+	}
+	// A second byte after the first tells whether a borrow from the
+	// first stops the run too early or too late.
+	for n := range 20 {
+		for at := range n {
+			for c := range 256 {
+				for _, after := range []byte{'a', '"', 0, 0x1f, 0x20, 0x80, 0xff} {
+					b := bytes.Repeat([]byte{'a'}, n)
+					b[at] = byte(c)
+					if at+1 < n {
+						b[at+1] = after
+					}
+					if got := plainRun(b); got != want(b) {
+						t.Fatalf("plainRun(%q) = %d, want %d", b, got, want(b))
+					}
+				}
+			}
+		}
+	}
 }

@@ -154,9 +154,8 @@ func (memberMeasure) Of(m member) summary { return memberSummary(m.Key, m.Value)
 func memberSummary(name string, v *Node) summary {
 	if v.meta&(kindMask|packedFlag) == uint64(Object) {
 		// A tree object first: the one an edit's path goes through.
-		m := &v.object().members
-		sum := m.Summary()
-		return summary{len(name) + 5 + sum.size + max(m.Len()-1, 0) + v.aux(), sum.depth + 1, 1}
+		count, sum := v.object().members.Stat()
+		return summary{len(name) + 5 + sum.size + max(count-1, 0) + v.aux(), sum.depth + 1, 1}
 	}
 	switch {
 	case Kind(v.meta&kindMask) < Array:
@@ -164,9 +163,8 @@ func memberSummary(name string, v *Node) summary {
 	case v.meta&packedFlag != 0:
 		return summary{len(name) + 3 + v.packedSize(), int32(v.packedDepth()), 1}
 	}
-	s := &v.array().elems // a tree array
-	sum := s.Summary()
-	return summary{len(name) + 5 + sum.size + max(s.Len()-1, 0), sum.depth + 1, 1}
+	count, sum := v.array().elems.Stat() // a tree array
+	return summary{len(name) + 5 + sum.size + max(count-1, 0), sum.depth + 1, 1}
 }
 
 type (
@@ -318,11 +316,11 @@ func (n *Node) Size() int {
 	}
 	switch n.Kind() {
 	case Array:
-		s := n.array().elems
-		return 2 + s.Summary().size + max(s.Len()-1, 0)
+		count, sum := n.array().elems.Stat()
+		return 2 + sum.size + max(count-1, 0)
 	case Object:
-		m := n.object().members
-		return 2 + m.Summary().size + max(m.Len()-1, 0) + n.aux()
+		count, sum := n.object().members.Stat()
+		return 2 + sum.size + max(count-1, 0) + n.aux()
 	}
 	return n.aux()
 }
@@ -335,9 +333,11 @@ func (n *Node) Depth() int {
 	}
 	switch n.Kind() {
 	case Array:
-		return 1 + int(n.array().elems.Summary().depth)
+		_, sum := n.array().elems.Stat()
+		return 1 + int(sum.depth)
 	case Object:
-		return 1 + int(n.object().members.Summary().depth)
+		_, sum := n.object().members.Stat()
+		return 1 + int(sum.depth)
 	}
 	return 0
 }

@@ -74,6 +74,9 @@ func checkSeq[T any, S comparable, M Measure[T, S]](t testing.TB, s Seq[T, S, M]
 	var m M
 	var e editor[T, S, M]
 	require.Equal(t, e.leafSum(want), s.Summary(), "Summary")
+	n, sum := s.Stat()
+	require.Equal(t, len(want), n, "Stat's Len")
+	require.Equal(t, s.Summary(), sum, "Stat's Summary")
 	for _, i := range []int{0, 1, len(want) / 3, len(want) - 1, len(want)} {
 		if i >= 0 && i <= len(want) {
 			require.Equal(t, e.leafSum(want[:i]), s.Prefix(i), "Prefix(%d)", i)

@@ -253,42 +253,48 @@ func newLeaf[T any](items []T, size int) *leaf[T] {
 // newLeafIn is newLeaf, allocating a zero P in front of the leaf, in the
 // same allocation, and returning it too.
 func newLeafIn[T, P any](items []T, size int) (*P, *leaf[T]) {
-	var p *P
-	var l *leaf[T]
 	switch {
 	case size <= 1:
-		p, l = leafWith[T, P](func(r *[1]T) []T { return r[:] })
+		return leafWith[T, P](items, func(r *[1]T) []T { return r[:] })
 	case size <= 2:
-		p, l = leafWith[T, P](func(r *[2]T) []T { return r[:] })
+		return leafWith[T, P](items, func(r *[2]T) []T { return r[:] })
 	case size <= 3:
-		p, l = leafWith[T, P](func(r *[3]T) []T { return r[:] })
+		return leafWith[T, P](items, func(r *[3]T) []T { return r[:] })
 	case size <= 4:
-		p, l = leafWith[T, P](func(r *[4]T) []T { return r[:] })
+		return leafWith[T, P](items, func(r *[4]T) []T { return r[:] })
 	case size <= 6:
-		p, l = leafWith[T, P](func(r *[6]T) []T { return r[:] })
+		return leafWith[T, P](items, func(r *[6]T) []T { return r[:] })
 	case size <= 8:
-		p, l = leafWith[T, P](func(r *[8]T) []T { return r[:] })
-	default:
-		b := new(struct {
-			pre P
-			leaf[T]
-		})
-		p, l = &b.pre, &b.leaf
-		l.items = make([]T, 0, size)
+		return leafWith[T, P](items, func(r *[8]T) []T { return r[:] })
 	}
-	l.items = append(l.items, items...)
-	return p, l
+	b := new(struct {
+		pre P
+		leaf[T]
+	})
+	b.items = append(make([]T, 0, size), items...)
+	return &b.pre, &b.leaf
 }
 
-// leafWith returns a zero P and an empty leaf allocated with the array R
-// of its elements, which room slices.
-func leafWith[T, P, R any](room func(*R) []T) (*P, *leaf[T]) {
+// leafWith returns a zero P and a leaf of a copy of items allocated with
+// the array R of its elements, which room slices. Items that fill R are
+// copied as one array value, and fewer one by one: for the few that a small
+// leaf holds, either costs less than a call to copy them in bulk.
+func leafWith[T, P, R any](items []T, room func(*R) []T) (*P, *leaf[T]) {
 	b := new(struct {
 		pre P
 		leaf[T]
 		room R
 	})
-	b.items = room(&b.room)[:0]
+	r := room(&b.room)[:len(items)]
+	if len(items) == cap(r) {
+		b.room = *(*R)(unsafe.Pointer(unsafe.SliceData(items))) // items are exactly an R
+	} else {
+		//lint:ignore S1001 copy calls typedslicecopy and memmove, which cost more here than the loop
+		for j, v := range items {
+			r[j] = v
+		}
+	}
+	b.items = r
 	return &b.pre, &b.leaf
 }
 

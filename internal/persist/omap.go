@@ -53,6 +53,9 @@ func (m Map[V, S, M]) Len() int { return m.seq.Len() }
 // Summary returns the Add of the summaries of all entries.
 func (m Map[V, S, M]) Summary() S { return m.seq.Summary() }
 
+// Stat returns Len and Summary together, as [Seq.Stat] does.
+func (m *Map[V, S, M]) Stat() (int, S) { return m.seq.Stat() }
+
 // Flat returns the entries when m is a single leaf, as [Seq.Flat] does.
 func (m Map[V, S, M]) Flat() ([]Entry[V], bool) { return m.seq.Flat() }
 
@@ -99,8 +102,9 @@ func (m Map[V, S, M]) Index(key string) int {
 }
 
 // Find returns the position and value of key, or -1 and the zero V when m
-// does not have it.
-func (m Map[V, S, M]) Find(key string) (int, V) {
+// does not have it. It reads *m in place, as [Map.Stat] does: a step down
+// a path of containers finds each child by name.
+func (m *Map[V, S, M]) Find(key string) (int, V) {
 	i, v, _ := m.probe(key)
 	return i, v
 }
@@ -109,7 +113,7 @@ func (m Map[V, S, M]) Find(key string) (int, V) {
 // where its pair is when m has key, or where its pair would go when it
 // does not (none when m has no index). An edit of key that follows at once
 // hands it to the index, which then need not hash and search again.
-func (m Map[V, S, M]) probe(key string) (int, V, hint) {
+func (m *Map[V, S, M]) probe(key string) (int, V, hint) {
 	var zero V
 	if m.ix == nil {
 		for i, v := range m.seq.root.items() {
@@ -141,7 +145,7 @@ const maxHeight = 32
 // inLeaf looks for key in the leaf of identity id: it climbs the parents in
 // the index to the root, walks back down counting the entries before each
 // node on the way, and searches the leaf.
-func (m Map[V, S, M]) inLeaf(id uint64, key string) (int, V, bool) {
+func (m *Map[V, S, M]) inLeaf(id uint64, key string) (int, V, bool) {
 	var path [maxHeight]uint64
 	d := 0
 	for ; ; d++ {

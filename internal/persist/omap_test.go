@@ -53,6 +53,9 @@ func pairSlice(s pairs) []pair {
 func checkMap(t testing.TB, m imap, want []Entry[int]) {
 	t.Helper()
 	checkSeq(t, m.seq, want)
+	n, sum := m.Stat()
+	require.Equal(t, len(want), n, "Stat's Len")
+	require.Equal(t, m.Summary(), sum, "Stat's Summary")
 	if m.seq.root.br == nil {
 		require.Nil(t, m.ix, "a flat Map has no index")
 	} else {

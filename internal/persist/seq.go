@@ -142,6 +142,10 @@ func (s Seq[T, S, M]) At(i int) T {
 	return c.lf.items[i]
 }
 
+// Stat returns Len and Summary together. It reads them through a pointer:
+// the value methods copy s first, which costs more than reading them.
+func (s *Seq[T, S, M]) Stat() (int, S) { return s.root.len(), s.root.sum }
+
 // Flat returns the elements when s is a single leaf, as every Seq of at
 // most [FlatMax] elements but some that shrank to it are, and false
 // otherwise. The caller must not change them.
@@ -282,7 +286,7 @@ func (s Seq[T, S, M]) Update(o *Owner, i int, f func(T) T) Seq[T, S, M] {
 // returns, so that the header and the elements cost one allocation.
 // Otherwise it returns nil.
 func SetIn[P, T, S any, M Measure[T, S]](s *Seq[T, S, M], o *Owner, i int, v T, os, ns S) *P {
-	s.check(i, s.Len())
+	s.check(i, s.root.len()) // not s.Len(), which would copy *s
 	e := editor[T, S, M]{tok: o.token(), o: o}
 	c := &s.root
 	if c.br == nil && c.lf.own != e.tok {
@@ -315,7 +319,7 @@ func (s Seq[T, S, M]) Delete(o *Owner, i int) (Seq[T, S, M], T) {
 	return Seq[T, S, M]{root: root}, old
 }
 
-func (s Seq[T, S, M]) check(i, n int) {
+func (s *Seq[T, S, M]) check(i, n int) {
 	if i < 0 || i >= n {
 		panic(fmt.Sprintf("persist: position %d out of range [0, %d)", i, n))
 	}
