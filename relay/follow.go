@@ -61,7 +61,7 @@ func (r *Relay) followThread(w http.ResponseWriter, req *http.Request, t *thread
 	}
 	t.mu.Unlock()
 	for {
-		sent, ok := r.streamRun(sw, req, t, j, nil, false)
+		sent, ok := r.streamRun(sw, req, t, &j, nil, false)
 		if !ok {
 			return
 		}
