@@ -166,8 +166,7 @@ func (r *Relay) sse(w http.ResponseWriter) *sseWriter {
 // a viewerStream, each with a frame of its own: the first event goes out
 // on a short stack, which a new connection's goroutine need not grow.
 func (r *Relay) streamRun(sw *sseWriter, req *http.Request, t *thread, j *joinPoint, ru *run, post bool) (sent int64, ok bool) {
-	s := &viewerStream{r: r, sw: sw, req: req, ctx: req.Context(), t: t, j: *j, ru: ru, post: post, sent: j.after,
-		kind: joinLastEventID}
+	s := &viewerStream{r: r, sw: sw, ctx: req.Context(), t: t, j: *j, ru: ru, post: post, sent: j.after, kind: joinLastEventID}
 	defer s.unsubscribe()
 	switch {
 	case j.prelude != nil:
@@ -201,8 +200,7 @@ func (r *Relay) streamRun(sw *sseWriter, req *http.Request, t *thread, j *joinPo
 type viewerStream struct {
 	r       *Relay
 	sw      *sseWriter
-	req     *http.Request
-	ctx     context.Context // req's
+	ctx     context.Context // the request's
 	t       *thread
 	j       joinPoint
 	ru      *run // the POST's run, or nil
