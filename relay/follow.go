@@ -62,7 +62,7 @@ func (r *Relay) followThread(w http.ResponseWriter, req *http.Request, t *thread
 	gone := j.gone // the thread the follower joined: one made again after a delete is another
 	t.mu.Unlock()
 	for {
-		sent, ok := r.streamRun(sw, req, t, j, nil, false)
+		sent, ok := r.streamRun(sw, req, t, &j, nil, false)
 		if !ok {
 			return
 		}

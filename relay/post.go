@@ -57,7 +57,7 @@ func (r *Relay) postAgent(w http.ResponseWriter, req *http.Request) {
 		if t.isReconnect(req.Context(), in, lastID, reconnect) {
 			j := t.join(lastID)
 			t.mu.Unlock()
-			r.stream(w, req, t, j, nil, true)
+			r.stream(w, req, t, &j, nil, true)
 			return
 		}
 		if err := r.checkRecord(t, in, raw.State); err != nil {
@@ -101,7 +101,7 @@ func (r *Relay) postAgent(w http.ResponseWriter, req *http.Request) {
 		r.startFailed(w, req, err)
 		return
 	}
-	r.stream(w, req, t, j, ru, true)
+	r.stream(w, req, t, &j, ru, true)
 }
 
 // startFailed answers a POST whose run did not start, for err.
