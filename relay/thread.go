@@ -271,6 +271,10 @@ func (t *thread) watch(ctx context.Context, after int64) {
 			}
 			wait = 100 * time.Millisecond
 			t.mu.Lock()
+			if ctx.Err() != nil { // stopped while it waited for t.mu: a watcher started since may own the hub
+				t.mu.Unlock()
+				return
+			}
 			if t.c != nil && e.Pos == t.pos+1 {
 				t.applyLogged(e)
 			}
@@ -286,6 +290,10 @@ func (t *thread) watch(ctx context.Context, after int64) {
 		t.r.o.Logger.Warn("aguistate: relay: following a thread failed", "thread", t.id, "err", err)
 		if errors.Is(err, ErrOutOfRange) { // trimmed behind the watcher: its viewers need a prelude
 			t.mu.Lock()
+			if ctx.Err() != nil {
+				t.mu.Unlock()
+				return
+			}
 			for s := range t.subs {
 				delete(t.subs, s)
 				s.drop()
