@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/aguistate/aguistate/internal/framing"
 	"iter"
 	"log/slog"
 	"net/http"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/aguistate/aguistate/internal/agenttest"
+	"github.com/aguistate/aguistate/internal/framing"
 	"github.com/aguistate/aguistate/relay"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -62,20 +62,27 @@ func openLiveRequest(tb testing.TB, method, url, lastID string, body []byte) *li
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(tb, err)
 	s := &liveStream{resp: resp, events: make(chan liveEvent, 1024), cancel: cancel}
-	go func() {
-		defer close(s.events)
-		defer resp.Body.Close()
-		f := framing.Fields{LastEventID: lastID}
-		for data, err := range framing.ReadFields(resp.Body, framing.SSE, 0, 0, &f) {
-			if err != nil {
-				s.err = err
-				break
-			}
-			s.events <- liveEvent{f.LastEventID, string(data)}
-		}
-		s.retry = f.Retry
-	}()
+	go s.read(lastID, nil)
 	return s
+}
+
+// read sends the response's events to s.events until it ends, then closes
+// it; when stall is not nil, it reads nothing before stall is closed.
+func (s *liveStream) read(lastID string, stall <-chan struct{}) {
+	defer close(s.events)
+	defer s.resp.Body.Close()
+	if stall != nil {
+		<-stall
+	}
+	f := framing.Fields{LastEventID: lastID}
+	for data, err := range framing.ReadFields(s.resp.Body, framing.SSE, 0, 0, &f) {
+		if err != nil {
+			s.err = err
+			break
+		}
+		s.events <- liveEvent{f.LastEventID, string(data)}
+	}
+	s.retry = f.Retry
 }
 
 // close ends the request and waits for the reader to stop.

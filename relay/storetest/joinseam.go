@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/aguistate/aguistate/internal/framing"
 	"net"
 	"net/http"
 	"strconv"
@@ -152,18 +151,6 @@ func openStalled(tb testing.TB, url, lastID string, stall <-chan struct{}) *live
 	resp, err := (&http.Client{Transport: tr}).Do(req)
 	require.NoError(tb, err)
 	s := &liveStream{resp: resp, events: make(chan liveEvent, 1024), cancel: cancel}
-	go func() {
-		defer close(s.events)
-		defer resp.Body.Close()
-		<-stall
-		f := framing.Fields{LastEventID: lastID}
-		for data, err := range framing.ReadFields(resp.Body, framing.SSE, 0, 0, &f) {
-			if err != nil {
-				s.err = err
-				break
-			}
-			s.events <- liveEvent{f.LastEventID, string(data)}
-		}
-	}()
+	go s.read(lastID, stall)
 	return s
 }
