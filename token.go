@@ -77,17 +77,9 @@ func scanToken(text []byte, lastID string) (tk token, ok bool) {
 			return tk, false
 		}
 		i = skipSpace(text, i+1)
-		val, end, escaped, ok := scanString(text, i)
-		if !ok {
-			return tk, false
-		}
 		var m uint8
 		switch string(name) {
 		case "type":
-			// Any other type ends the scan here: most events are not tokens.
-			if tk.typ = tokenTypeOf(val); tk.typ == nil || escaped {
-				return tk, false
-			}
 			m = tokenTypeMember
 		case "messageId", "toolCallId":
 			m, idName = tokenIDMember, name
@@ -100,7 +92,16 @@ func scanToken(text []byte, lastID string) (tk token, ok bool) {
 			return tk, false
 		}
 		seen |= 1 << m
-		raw[m], esc[m], tk.order[n] = val, escaped, m
+		if m == tokenTypeMember {
+			// Most events are not tokens: the first bytes of their type
+			// end the scan.
+			if tk.typ, end = tokenTypeAt(text, i); tk.typ == nil {
+				return tk, false
+			}
+		} else if raw[m], end, esc[m], ok = scanString(text, i); !ok {
+			return tk, false
+		}
+		tk.order[n] = m
 		i = skipSpace(text, end)
 		if i == len(text) || n < 2 && text[i] != ',' {
 			return tk, false
@@ -131,15 +132,20 @@ func scanToken(text []byte, lastID string) (tk token, ok bool) {
 	return tk, true
 }
 
-// tokenTypeOf returns the token type named by raw, a "type" member's
-// unescaped text, or nil.
-func tokenTypeOf(raw []byte) *tokenType {
+// tokenTypeAt returns the token type whose name, as a JSON string without
+// escapes, starts text at i, and the index after that string; or nil.
+func tokenTypeAt(text []byte, i int) (*tokenType, int) {
+	if i == len(text) || text[i] != '"' {
+		return nil, 0
+	}
+	rest := text[i+1:]
 	for j := range tokenTypes {
-		if string(raw) == tokenTypes[j].name {
-			return &tokenTypes[j]
+		name := tokenTypes[j].name
+		if len(rest) > len(name) && string(rest[:len(name)]) == name && rest[len(name)] == '"' {
+			return &tokenTypes[j], i + len(name) + 2
 		}
 	}
-	return nil
+	return nil, 0
 }
 
 // node returns the event as the general path reads it: an object of its
