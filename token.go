@@ -141,7 +141,7 @@ func tokenTypeAt(text []byte, i int) (*tokenType, int) {
 	rest := text[i+1:]
 	for j := range tokenTypes {
 		name := tokenTypes[j].name
-		if len(rest) > len(name) && string(rest[:len(name)]) == name && rest[len(name)] == '"' {
+		if len(rest) > len(name) && rest[0] == name[0] && string(rest[:len(name)]) == name && rest[len(name)] == '"' {
 			return &tokenTypes[j], i + len(name) + 2
 		}
 	}
