@@ -60,7 +60,7 @@ const (
 func scanToken(text []byte, lastID string) (tk token, ok bool) {
 	var raw [3][]byte // the members' raw texts, by member
 	var esc [3]bool
-	var idName []byte
+	var idName string
 	i := skipSpace(text, 0)
 	if i == len(text) || text[i] != '{' {
 		return tk, false
@@ -68,26 +68,19 @@ func scanToken(text []byte, lastID string) (tk token, ok bool) {
 	seen := 0
 	for n := range 3 {
 		i = skipSpace(text, i+1)
-		name, end, escaped, ok := scanString(text, i)
-		if !ok || escaped {
+		m, name, ok := tokenMemberAt(text, i)
+		if !ok {
 			return tk, false
 		}
-		i = skipSpace(text, end)
+		if m == tokenIDMember {
+			idName = name
+		}
+		i = skipSpace(text, i+len(name)+2)
 		if i == len(text) || text[i] != ':' {
 			return tk, false
 		}
 		i = skipSpace(text, i+1)
-		var m uint8
-		switch string(name) {
-		case "type":
-			m = tokenTypeMember
-		case "messageId", "toolCallId":
-			m, idName = tokenIDMember, name
-		case "delta":
-			m = tokenDeltaMember
-		default:
-			return tk, false
-		}
+		var end int
 		if seen&(1<<m) != 0 {
 			return tk, false
 		}
@@ -110,7 +103,7 @@ func scanToken(text []byte, lastID string) (tk token, ok bool) {
 	if text[i] != '}' || skipSpace(text, i+1) != len(text) || esc[tokenIDMember] {
 		return tk, false
 	}
-	if string(idName) != tk.typ.idName || len(raw[tokenIDMember]) == 0 {
+	if idName != tk.typ.idName || len(raw[tokenIDMember]) == 0 {
 		return tk, false
 	}
 	if tk.id = lastID; string(raw[tokenIDMember]) != lastID {
@@ -132,20 +125,42 @@ func scanToken(text []byte, lastID string) (tk token, ok bool) {
 	return tk, true
 }
 
+// tokenMembers are the names of a token's members, and which member each
+// names.
+var tokenMembers = [...]struct {
+	name string
+	m    uint8
+}{{"type", tokenTypeMember}, {"delta", tokenDeltaMember}, {"messageId", tokenIDMember}, {"toolCallId", tokenIDMember}}
+
+// tokenMemberAt returns the member of a token whose name, as a JSON string
+// without escapes, starts text at i, and that name; ok is false for any
+// other string.
+func tokenMemberAt(text []byte, i int) (m uint8, name string, ok bool) {
+	for _, tm := range tokenMembers {
+		if quotedAt(text, i, tm.name) {
+			return tm.m, tm.name, true
+		}
+	}
+	return 0, "", false
+}
+
 // tokenTypeAt returns the token type whose name, as a JSON string without
 // escapes, starts text at i, and the index after that string; or nil.
 func tokenTypeAt(text []byte, i int) (*tokenType, int) {
-	if i == len(text) || text[i] != '"' {
-		return nil, 0
-	}
-	rest := text[i+1:]
 	for j := range tokenTypes {
-		name := tokenTypes[j].name
-		if len(rest) > len(name) && rest[0] == name[0] && string(rest[:len(name)]) == name && rest[len(name)] == '"' {
+		if name := tokenTypes[j].name; quotedAt(text, i, name) {
 			return &tokenTypes[j], i + len(name) + 2
 		}
 	}
 	return nil, 0
+}
+
+// quotedAt reports whether text holds at i the JSON string of s, a
+// non-empty string that needs no escape, with no escape. Its first byte is
+// compared first: most strings differ there.
+func quotedAt(text []byte, i int, s string) bool {
+	return len(text)-i >= len(s)+2 && text[i] == '"' && text[i+1] == s[0] &&
+		string(text[i+1:i+1+len(s)]) == s && text[i+1+len(s)] == '"'
 }
 
 // node returns the event as the general path reads it: an object of its
