@@ -337,20 +337,17 @@ func (t *txn) restoreScopes(n *jsonv.Node) error {
 	}
 	err := each(steps, "step", func(f *fields) error {
 		name, sub := f.str("name"), f.opt("subagentRunId", jsonv.String)
-		s := openStep{name, sub}
-		if f.err == nil && t.next.steps.has(s.key()) {
+		if !t.scope().steps.add(t.ed().Owner(), openStep{name, sub}) && f.err == nil {
 			f.fail("step %s is open twice", jsonv.Quote(name))
 		}
-		t.scope().steps.put(t.ed().Owner(), s)
 		return nil
 	})
 	if err == nil {
 		err = each(spans, "reasoning span", func(f *fields) error {
 			id, sub := f.id("messageId"), f.opt("subagentRunId", jsonv.String)
-			if f.err == nil && t.next.spans.has(id) {
+			if !t.scope().spans.add(t.ed().Owner(), openSpan{id, sub}) && f.err == nil {
 				f.fail("reasoning span %s is open twice", jsonv.Quote(id))
 			}
-			t.scope().spans.put(t.ed().Owner(), openSpan{id, sub})
 			return nil
 		})
 	}
@@ -368,10 +365,9 @@ func (t *txn) restoreScopes(n *jsonv.Node) error {
 			if id.err != nil {
 				return id.err
 			}
-			if t.next.subagents.has(sid) {
+			if !t.scope().subagents.add(t.ed().Owner(), subagent{id: sid, start: ev, done: done}) {
 				return fmt.Errorf("%w: subagent %s started twice", errBadCheckpoint, jsonv.Quote(sid))
 			}
-			t.scope().subagents.put(t.ed().Owner(), subagent{id: sid, start: ev, done: done})
 			return nil
 		})
 	}

@@ -54,6 +54,14 @@ func (s *keyedSet[V]) has(key string) bool { return s.m.Index(key) >= 0 }
 // when the set holds none.
 func (s *keyedSet[V]) put(o *persist.Owner, v V) { s.m = s.m.Set(o, v.key(), v) }
 
+// add puts v last in the set unless the set holds an item with v's key,
+// and reports whether it did: a put that finds the key once.
+func (s *keyedSet[V]) add(o *persist.Owner, v V) bool {
+	m, ok := s.m.Insert(o, s.m.Len(), v.key(), v)
+	s.m = m
+	return ok
+}
+
 // remove removes the item with key, if the set holds one.
 func (s *keyedSet[V]) remove(o *persist.Owner, key string) { s.m, _, _ = s.m.Delete(o, key) }
 

@@ -42,9 +42,7 @@ func (c runCall) size() int {
 
 // startedCall records that the run started the tool call id.
 func (t *txn) startedCall(id string) {
-	if !t.next.calls.has(id) {
-		t.scope().calls.put(t.ed().Owner(), runCall{id: id})
-	}
+	t.scope().calls.add(t.ed().Owner(), runCall{id: id})
 }
 
 // pruneCalls forgets the tool calls of the run that a change which

@@ -31,14 +31,17 @@ type openStep struct {
 }
 
 // stepKey returns the key of the step name of subagent run sub (nil for
-// none): "-" and the name for none, else the length of the subagentRunId
-// in decimal, ":", the subagentRunId and the name.
+// none): the name itself for none, so that the parent agent's steps, the
+// common ones, make no key; else the byte 0xFF, the length of the
+// subagentRunId in decimal, ":", the subagentRunId and the name. No name
+// starts with 0xFF: names are read by jsonv, whose strings are UTF-8 or
+// WTF-8 (for lone surrogates), where that byte never appears.
 func stepKey(name string, sub *jsonv.Node) string {
 	if sub == nil {
-		return "-" + name
+		return name
 	}
 	id := sub.Text()
-	return strconv.Itoa(len(id)) + ":" + id + name
+	return "\xff" + strconv.Itoa(len(id)) + ":" + id + name
 }
 
 func (s openStep) key() string { return stepKey(s.name, s.sub) }
@@ -101,9 +104,7 @@ func (t *txn) stepStarted(ev *jsonv.Node) error {
 	if f.err != nil {
 		return f.err
 	}
-	if s := (openStep{name, sub}); !t.next.steps.has(s.key()) {
-		t.scope().steps.put(t.ed().Owner(), s)
-	}
+	t.scope().steps.add(t.ed().Owner(), openStep{name, sub})
 	return nil
 }
 
@@ -126,9 +127,7 @@ func (t *txn) reasoningSpanStart(ev *jsonv.Node) error {
 	if f.err != nil {
 		return f.err
 	}
-	if !t.next.spans.has(id) {
-		t.scope().spans.put(t.ed().Owner(), openSpan{id, sub})
-	}
+	t.scope().spans.add(t.ed().Owner(), openSpan{id, sub})
 	return nil
 }
 
@@ -148,10 +147,10 @@ func (t *txn) reasoningSpanEnd(ev *jsonv.Node) error {
 // is recorded. It is never an error (but for MaxScopeSize).
 func (t *txn) subagentStarted(ev *jsonv.Node) error {
 	id := ev.Get("subagentRunId")
-	if id == nil || id.Kind() != jsonv.String || t.next.subagents.has(id.Text()) {
+	if id == nil || id.Kind() != jsonv.String {
 		return nil
 	}
-	t.scope().subagents.put(t.ed().Owner(), subagent{id: id.Text(), start: ev})
+	t.scope().subagents.add(t.ed().Owner(), subagent{id: id.Text(), start: ev})
 	return nil
 }
 

@@ -60,7 +60,7 @@ const (
 func scanToken(text []byte, lastID string) (tk token, ok bool) {
 	var raw [3][]byte // the members' raw texts, by member
 	var esc [3]bool
-	var idName []byte
+	var idName string
 	i := skipSpace(text, 0)
 	if i == len(text) || text[i] != '{' {
 		return tk, false
@@ -68,39 +68,33 @@ func scanToken(text []byte, lastID string) (tk token, ok bool) {
 	seen := 0
 	for n := range 3 {
 		i = skipSpace(text, i+1)
-		name, end, escaped, ok := scanString(text, i)
-		if !ok || escaped {
+		m, name, ok := tokenMemberAt(text, i)
+		if !ok {
 			return tk, false
 		}
-		i = skipSpace(text, end)
+		if m == tokenIDMember {
+			idName = name
+		}
+		i = skipSpace(text, i+len(name)+2)
 		if i == len(text) || text[i] != ':' {
 			return tk, false
 		}
 		i = skipSpace(text, i+1)
-		val, end, escaped, ok := scanString(text, i)
-		if !ok {
-			return tk, false
-		}
-		var m uint8
-		switch string(name) {
-		case "type":
-			// Any other type ends the scan here: most events are not tokens.
-			if tk.typ = tokenTypeOf(val); tk.typ == nil || escaped {
-				return tk, false
-			}
-			m = tokenTypeMember
-		case "messageId", "toolCallId":
-			m, idName = tokenIDMember, name
-		case "delta":
-			m = tokenDeltaMember
-		default:
-			return tk, false
-		}
+		var end int
 		if seen&(1<<m) != 0 {
 			return tk, false
 		}
 		seen |= 1 << m
-		raw[m], esc[m], tk.order[n] = val, escaped, m
+		if m == tokenTypeMember {
+			// Most events are not tokens: the first bytes of their type
+			// end the scan.
+			if tk.typ, end = tokenTypeAt(text, i); tk.typ == nil {
+				return tk, false
+			}
+		} else if raw[m], end, esc[m], ok = scanString(text, i); !ok {
+			return tk, false
+		}
+		tk.order[n] = m
 		i = skipSpace(text, end)
 		if i == len(text) || n < 2 && text[i] != ',' {
 			return tk, false
@@ -109,7 +103,7 @@ func scanToken(text []byte, lastID string) (tk token, ok bool) {
 	if text[i] != '}' || skipSpace(text, i+1) != len(text) || esc[tokenIDMember] {
 		return tk, false
 	}
-	if string(idName) != tk.typ.idName || len(raw[tokenIDMember]) == 0 {
+	if idName != tk.typ.idName || len(raw[tokenIDMember]) == 0 {
 		return tk, false
 	}
 	if tk.id = lastID; string(raw[tokenIDMember]) != lastID {
@@ -131,15 +125,42 @@ func scanToken(text []byte, lastID string) (tk token, ok bool) {
 	return tk, true
 }
 
-// tokenTypeOf returns the token type named by raw, a "type" member's
-// unescaped text, or nil.
-func tokenTypeOf(raw []byte) *tokenType {
-	for j := range tokenTypes {
-		if string(raw) == tokenTypes[j].name {
-			return &tokenTypes[j]
+// tokenMembers are the names of a token's members, and which member each
+// names.
+var tokenMembers = [...]struct {
+	name string
+	m    uint8
+}{{"type", tokenTypeMember}, {"delta", tokenDeltaMember}, {"messageId", tokenIDMember}, {"toolCallId", tokenIDMember}}
+
+// tokenMemberAt returns the member of a token whose name, as a JSON string
+// without escapes, starts text at i, and that name; ok is false for any
+// other string.
+func tokenMemberAt(text []byte, i int) (m uint8, name string, ok bool) {
+	for _, tm := range tokenMembers {
+		if quotedAt(text, i, tm.name) {
+			return tm.m, tm.name, true
 		}
 	}
-	return nil
+	return 0, "", false
+}
+
+// tokenTypeAt returns the token type whose name, as a JSON string without
+// escapes, starts text at i, and the index after that string; or nil.
+func tokenTypeAt(text []byte, i int) (*tokenType, int) {
+	for j := range tokenTypes {
+		if name := tokenTypes[j].name; quotedAt(text, i, name) {
+			return &tokenTypes[j], i + len(name) + 2
+		}
+	}
+	return nil, 0
+}
+
+// quotedAt reports whether text holds at i the JSON string of s, a
+// non-empty string that needs no escape, with no escape. Its first byte is
+// compared first: most strings differ there.
+func quotedAt(text []byte, i int, s string) bool {
+	return len(text)-i >= len(s)+2 && text[i] == '"' && text[i+1] == s[0] &&
+		string(text[i+1:i+1+len(s)]) == s && text[i+1+len(s)] == '"'
 }
 
 // node returns the event as the general path reads it: an object of its

@@ -115,16 +115,36 @@ func AppendString(dst []byte, s string) []byte {
 func StringSize(s string) int {
 	size := 2 + len(s)
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
-			size++
-		case c < 0x20:
-			size += 5
-		case c == 0xED && i+2 < len(s) && s[i+1] >= 0xA0:
-			size += 3 // three bytes become \uXXXX
-			i += 2
+		switch x := stringExtra[s[i]]; x {
+		case 0:
+		case surrogateLead:
+			if i+2 < len(s) && s[i+1] >= 0xA0 {
+				size += 3 // three bytes become \uXXXX
+				i += 2
+			}
+		default:
+			size += int(x)
 		}
 	}
 	return size
 }
+
+// surrogateLead marks 0xED in stringExtra: it starts the three bytes of a
+// WTF-8 surrogate, which AppendString writes as six, when the next byte is
+// 0xA0 or more.
+const surrogateLead = 0xFF
+
+// stringExtra holds, for each byte, how many bytes more than itself
+// AppendString writes for it: 1 for a two-byte escape, 5 for \u00XX,
+// surrogateLead for 0xED, 0 for the rest. StringSize reads one entry a
+// byte where seven comparisons would do.
+var stringExtra = func() (t [256]uint8) {
+	for c := range 0x20 {
+		t[c] = 5
+	}
+	for _, c := range "\"\\\n\r\t\b\f" {
+		t[c] = 1
+	}
+	t[0xED] = surrogateLead
+	return t
+}()

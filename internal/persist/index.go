@@ -190,21 +190,7 @@ func (x *index[V]) del(s *pairs, p pair) {
 // buildIndex makes the index of the tree root from scratch, in O(n log n),
 // and reports whether two keys have the same hash.
 func buildIndex[V, S any, M Measure[Entry[V], S]](root *node[Entry[V], S, M]) (*index[V], bool) {
-	var leaves, up []pair
-	var walk func(c *node[Entry[V], S, M])
-	walk = func(c *node[Entry[V], S, M]) {
-		if c.br == nil {
-			for _, v := range c.items() {
-				leaves = append(leaves, pair{hash(v.Key), c.lf.id})
-			}
-			return
-		}
-		for k := range c.br.kids {
-			up = append(up, pair{c.br.kids[k].ident(), c.br.id})
-			walk(&c.br.kids[k])
-		}
-	}
-	walk(root)
+	leaves, up := indexPairs(root, nil, nil)
 	slices.SortFunc(leaves, comparePairs)
 	slices.SortFunc(up, comparePairs)
 	collide := false
@@ -212,6 +198,24 @@ func buildIndex[V, S any, M Measure[Entry[V], S]](root *node[Entry[V], S, M]) (*
 		collide = leaves[i].k == leaves[i-1].k
 	}
 	return &index[V]{leaves: SeqOf[pair, uint64, pairMax](leaves...), up: SeqOf[pair, uint64, pairMax](up...)}, collide
+}
+
+// indexPairs appends to leaves a pair of each key's hash and its leaf's
+// identity, and to up a pair of each node's identity and its parent's, for
+// the tree c. It is a function, not a closure, so that c does not escape:
+// a Map's edits pass the address of their copy of the root.
+func indexPairs[V, S any, M Measure[Entry[V], S]](c *node[Entry[V], S, M], leaves, up []pair) ([]pair, []pair) {
+	if c.br == nil {
+		for _, v := range c.items() {
+			leaves = append(leaves, pair{hash(v.Key), c.lf.id})
+		}
+		return leaves, up
+	}
+	for k := range c.br.kids {
+		up = append(up, pair{c.br.kids[k].ident(), c.br.id})
+		leaves, up = indexPairs(&c.br.kids[k], leaves, up)
+	}
+	return leaves, up
 }
 
 func comparePairs(a, b pair) int { return cmp.Compare(a.k, b.k) }

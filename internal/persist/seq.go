@@ -333,7 +333,17 @@ func (e *editor[T, S, M]) insertRoot(root node[T, S, M], i int, v T) node[T, S, 
 	return root
 }
 
+// removeRoot removes the element at position i of the tree root. Taking
+// out the last element leaves the empty sequence, which needs no leaf: the
+// leaf is not copied to be emptied.
 func (e *editor[T, S, M]) removeRoot(root node[T, S, M], i int) (node[T, S, M], T) {
+	if root.br == nil && root.len() == 1 {
+		old := root.lf.items[i]
+		if e.tr != nil {
+			e.tr.removed(old, root.lf.id)
+		}
+		return node[T, S, M]{}, old
+	}
 	old, _ := e.remove(&root, i)
 	return e.shrink(root), old
 }
